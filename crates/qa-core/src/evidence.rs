@@ -1,0 +1,466 @@
+//! The evidence store: one private run directory per run, artifacts created
+//! fresh inside it, hashed, scanned for secrets and published.
+//!
+//! Layout: `<workspace>/runs/<run-id>/{flow.jsonc, result.json,
+//! progress.jsonl, artifacts/<group>/<file>, work/<scratch>}`. Directories
+//! are 0700 and files 0600 on POSIX. No path component inside the workspace
+//! may be a symlink, names may not contain `/` or `..`, and no file is ever
+//! overwritten.
+
+use crate::secrets::Secrets;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Typed artifact groups of the result document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ArtifactGroup {
+    /// PNG screenshots.
+    Screenshots,
+    /// Videos and terminal replays (asciicast).
+    Videos,
+    /// Performance traces and summaries.
+    Traces,
+    /// Terminal screen captures (text).
+    TerminalCaptures,
+    /// Accessibility snapshots (JSON).
+    AccessibilitySnapshots,
+    /// Observation documents.
+    Observations,
+    /// Downloads kept from the page.
+    Downloads,
+    /// Console and network logs.
+    Logs,
+}
+
+impl ArtifactGroup {
+    /// Every group, in result order.
+    pub const ALL: [ArtifactGroup; 8] = [
+        ArtifactGroup::Screenshots,
+        ArtifactGroup::Videos,
+        ArtifactGroup::Traces,
+        ArtifactGroup::TerminalCaptures,
+        ArtifactGroup::AccessibilitySnapshots,
+        ArtifactGroup::Observations,
+        ArtifactGroup::Downloads,
+        ArtifactGroup::Logs,
+    ];
+
+    /// Directory name under `artifacts/`.
+    pub fn dir(self) -> &'static str {
+        match self {
+            ArtifactGroup::Screenshots => "screenshots",
+            ArtifactGroup::Videos => "videos",
+            ArtifactGroup::Traces => "traces",
+            ArtifactGroup::TerminalCaptures => "terminal",
+            ArtifactGroup::AccessibilitySnapshots => "accessibility",
+            ArtifactGroup::Observations => "observations",
+            ArtifactGroup::Downloads => "downloads",
+            ArtifactGroup::Logs => "logs",
+        }
+    }
+}
+
+/// One published artifact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Artifact {
+    /// Its group.
+    #[serde(skip)]
+    pub group: Option<ArtifactGroup>,
+    /// Absolute path.
+    pub path: String,
+    /// `file:` URI of the path.
+    pub uri: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the contents, lowercase hex.
+    pub sha256: String,
+    /// 1-based index of the step that produced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+}
+
+/// An artifact withheld because it contained a secret (its file is deleted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WithheldArtifact {
+    /// The file name that was withheld.
+    pub name: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Evidence store errors.
+#[derive(Debug, thiserror::Error)]
+pub enum EvidenceError {
+    /// A name with a separator, `..`, or an absolute path.
+    #[error("evidence.unsafe_name: {0:?} is not a plain file name")]
+    UnsafeName(String),
+    /// A path component inside the workspace is a symlink.
+    #[error("evidence.symlink: {0} is a symlink; evidence is never written through symlinks")]
+    Symlink(PathBuf),
+    /// The file (or run directory) already exists.
+    #[error("evidence.exists: {0} already exists; evidence is never overwritten")]
+    Exists(PathBuf),
+    /// Any other I/O error.
+    #[error("evidence.io: {path}: {source}")]
+    Io {
+        /// Where.
+        path: PathBuf,
+        /// What.
+        source: io::Error,
+    },
+}
+
+impl EvidenceError {
+    /// The stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EvidenceError::UnsafeName(_) => "evidence.unsafe_name",
+            EvidenceError::Symlink(_) => "evidence.symlink",
+            EvidenceError::Exists(_) => "evidence.exists",
+            EvidenceError::Io { .. } => "evidence.io",
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> EvidenceError + '_ {
+    move |source| {
+        if source.kind() == io::ErrorKind::AlreadyExists {
+            EvidenceError::Exists(path.to_path_buf())
+        } else {
+            EvidenceError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+}
+
+/// Checks that `name` is one plain path component.
+pub fn check_name(name: &str) -> Result<(), EvidenceError> {
+    let p = Path::new(name);
+    let mut comps = p.components();
+    let ok = matches!((comps.next(), comps.next()), (Some(Component::Normal(_)), None))
+        && !name.contains('/')
+        && !name.contains('\\')
+        && !name.contains('\0')
+        && name.len() <= 200;
+    if ok {
+        Ok(())
+    } else {
+        Err(EvidenceError::UnsafeName(name.to_string()))
+    }
+}
+
+fn refuse_symlink(p: &Path) -> Result<(), EvidenceError> {
+    match fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Err(EvidenceError::Symlink(p.to_path_buf())),
+        _ => Ok(()),
+    }
+}
+
+/// Creates one private directory (0700); fails if it exists.
+fn create_private_dir(p: &Path) -> Result<(), EvidenceError> {
+    let mut b = fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(p).map_err(io_err(p))
+}
+
+/// Ensures a private directory exists and is not a symlink.
+fn ensure_private_dir(p: &Path) -> Result<(), EvidenceError> {
+    refuse_symlink(p)?;
+    match create_private_dir(p) {
+        Ok(()) => Ok(()),
+        Err(EvidenceError::Exists(_)) => {
+            refuse_symlink(p)?;
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates a new private file (0600) that must not exist; never follows a symlink.
+pub fn create_private_file(p: &Path) -> Result<File, EvidenceError> {
+    let mut o = OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(p).map_err(io_err(p))
+}
+
+/// The `file:` URI of an absolute path.
+pub fn file_uri(p: &Path) -> String {
+    url::Url::from_file_path(p)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| format!("file://{}", p.display()))
+}
+
+/// The run directory and everything published into it.
+#[derive(Debug)]
+pub struct Evidence {
+    run_dir: PathBuf,
+    secrets: Arc<Secrets>,
+    published: Mutex<Vec<Artifact>>,
+    withheld: Mutex<Vec<WithheldArtifact>>,
+    names: Mutex<HashSet<PathBuf>>,
+}
+
+impl Evidence {
+    /// Creates `<workspace>/runs/<run_id>/` fresh. The run id must be a plain
+    /// name; the run directory must not exist; no component inside the
+    /// workspace may be a symlink.
+    pub fn create(workspace: &Path, run_id: &str, secrets: Arc<Secrets>) -> Result<Evidence, EvidenceError> {
+        check_name(run_id)?;
+        if !workspace.exists() {
+            fs::create_dir_all(workspace).map_err(io_err(workspace))?;
+        }
+        let ws = workspace.canonicalize().map_err(io_err(workspace))?;
+        let runs = ws.join("runs");
+        ensure_private_dir(&runs)?;
+        let run_dir = runs.join(run_id);
+        refuse_symlink(&run_dir)?;
+        create_private_dir(&run_dir)?;
+        let e = Evidence {
+            run_dir,
+            secrets,
+            published: Mutex::new(Vec::new()),
+            withheld: Mutex::new(Vec::new()),
+            names: Mutex::new(HashSet::new()),
+        };
+        ensure_private_dir(&e.run_dir.join("artifacts"))?;
+        Ok(e)
+    }
+
+    /// The absolute run directory.
+    pub fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
+    /// The secrets used to scan artifacts.
+    pub fn secrets(&self) -> &Arc<Secrets> {
+        &self.secrets
+    }
+
+    /// A fresh private scratch directory `work/<name>` (for example a browser
+    /// profile). Scratch files are not published.
+    pub fn scratch_dir(&self, name: &str) -> Result<PathBuf, EvidenceError> {
+        check_name(name)?;
+        let work = self.run_dir.join("work");
+        ensure_private_dir(&work)?;
+        let d = work.join(name);
+        refuse_symlink(&d)?;
+        create_private_dir(&d)?;
+        Ok(d)
+    }
+
+    /// A path for a new file in the run root itself (`result.json`, …).
+    pub fn root_file(&self, name: &str) -> Result<(PathBuf, File), EvidenceError> {
+        check_name(name)?;
+        let p = self.run_dir.join(name);
+        refuse_symlink(&p)?;
+        let f = create_private_file(&p)?;
+        Ok((p, f))
+    }
+
+    /// Picks a free file name in a group: `base.ext`, then `base-2.ext`, …
+    pub fn unique_name(&self, group: ArtifactGroup, base: &str, ext: &str) -> String {
+        let dir = self.run_dir.join("artifacts").join(group.dir());
+        let names = self.names.lock().expect("names lock");
+        for i in 1.. {
+            let n = if i == 1 {
+                format!("{base}.{ext}")
+            } else {
+                format!("{base}-{i}.{ext}")
+            };
+            let p = dir.join(&n);
+            if !names.contains(&p) && !p.exists() {
+                return n;
+            }
+        }
+        unreachable!()
+    }
+
+    /// Creates a new, empty artifact file `artifacts/<group>/<name>`.
+    pub fn new_file(&self, group: ArtifactGroup, name: &str) -> Result<(PathBuf, File), EvidenceError> {
+        check_name(name)?;
+        let dir = self.run_dir.join("artifacts").join(group.dir());
+        ensure_private_dir(&dir)?;
+        let p = dir.join(name);
+        refuse_symlink(&p)?;
+        let f = create_private_file(&p)?;
+        self.names.lock().expect("names lock").insert(p.clone());
+        Ok((p, f))
+    }
+
+    /// Writes a whole artifact and publishes it. `None` when it was withheld
+    /// because it contained a secret.
+    pub fn write(
+        &self,
+        group: ArtifactGroup,
+        name: &str,
+        bytes: &[u8],
+        step: Option<usize>,
+    ) -> Result<Option<Artifact>, EvidenceError> {
+        let (p, mut f) = self.new_file(group, name)?;
+        f.write_all(bytes).map_err(io_err(&p))?;
+        f.sync_all().ok();
+        drop(f);
+        self.publish(group, &p, step)
+    }
+
+    /// Hashes, scans and publishes a file created with [`Evidence::new_file`].
+    /// A file containing a secret is deleted and reported as withheld.
+    pub fn publish(
+        &self,
+        group: ArtifactGroup,
+        path: &Path,
+        step: Option<usize>,
+    ) -> Result<Option<Artifact>, EvidenceError> {
+        let inside = path.starts_with(self.run_dir.join("artifacts"));
+        if !inside {
+            return Err(EvidenceError::UnsafeName(path.display().to_string()));
+        }
+        refuse_symlink(path)?;
+        let mut f = File::open(path).map_err(io_err(path))?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut total = 0u64;
+        let mut all = Vec::new();
+        loop {
+            let n = f.read(&mut buf).map_err(io_err(path))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            total += n as u64;
+            all.extend_from_slice(&buf[..n]);
+        }
+        if self.secrets.found_in(&all) {
+            let _ = fs::remove_file(path);
+            self.withheld.lock().expect("withheld lock").push(WithheldArtifact {
+                name: path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                reason: "contained a secret value; the file was deleted".into(),
+            });
+            return Ok(None);
+        }
+        let a = Artifact {
+            group: Some(group),
+            path: path.display().to_string(),
+            uri: file_uri(path),
+            bytes: total,
+            sha256: hex::encode(hasher.finalize()),
+            step,
+        };
+        self.published.lock().expect("published lock").push(a.clone());
+        Ok(Some(a))
+    }
+
+    /// Everything published so far.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        self.published.lock().expect("published lock").clone()
+    }
+
+    /// Everything withheld so far.
+    pub fn withheld(&self) -> Vec<WithheldArtifact> {
+        self.withheld.lock().expect("withheld lock").clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, Evidence) {
+        let t = tempfile::tempdir().unwrap();
+        let e = Evidence::create(t.path(), "run1", Arc::new(Secrets::new())).unwrap();
+        (t, e)
+    }
+
+    #[test]
+    fn refuses_unsafe_names() {
+        let (_t, e) = store();
+        for bad in ["../x", "a/b", "/etc/passwd", "..", "."] {
+            assert!(matches!(
+                e.new_file(ArtifactGroup::Screenshots, bad),
+                Err(EvidenceError::UnsafeName(_))
+            ), "{bad}");
+        }
+    }
+
+    #[test]
+    fn never_overwrites_and_names_are_unique() {
+        let (_t, e) = store();
+        let a = e.write(ArtifactGroup::Logs, "x.txt", b"1", None).unwrap().unwrap();
+        assert!(matches!(
+            e.write(ArtifactGroup::Logs, "x.txt", b"2", None),
+            Err(EvidenceError::Exists(_))
+        ));
+        assert_eq!(e.unique_name(ArtifactGroup::Logs, "x", "txt"), "x-2.txt");
+        assert_eq!(a.bytes, 1);
+        assert_eq!(
+            a.sha256,
+            "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b"
+        );
+        assert!(a.uri.starts_with("file:///"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_symlinked_run_dir() {
+        let t = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        fs::create_dir_all(t.path().join("runs")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), t.path().join("runs").join("r")).unwrap();
+        let err = Evidence::create(t.path(), "r", Arc::new(Secrets::new())).unwrap_err();
+        assert!(matches!(err, EvidenceError::Symlink(_)), "{err}");
+        // And a symlinked `runs` directory.
+        let t2 = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), t2.path().join("runs")).unwrap();
+        let err = Evidence::create(t2.path(), "r", Arc::new(Secrets::new())).unwrap_err();
+        assert!(matches!(err, EvidenceError::Symlink(_)), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_modes() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_t, e) = store();
+        let a = e.write(ArtifactGroup::Logs, "m.txt", b"x", None).unwrap().unwrap();
+        let fm = fs::metadata(&a.path).unwrap().permissions().mode() & 0o777;
+        let dm = fs::metadata(e.run_dir()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(fm, 0o600);
+        assert_eq!(dm, 0o700);
+    }
+
+    #[test]
+    fn withholds_secret_artifacts() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Arc::new(Secrets::new());
+        s.add("s3cr3t-value");
+        let e = Evidence::create(t.path(), "r", s).unwrap();
+        let r = e
+            .write(ArtifactGroup::Logs, "leak.txt", b"token=s3cr3t-value", None)
+            .unwrap();
+        assert!(r.is_none());
+        assert_eq!(e.withheld().len(), 1);
+        assert!(!e.run_dir().join("artifacts/logs/leak.txt").exists());
+    }
+}

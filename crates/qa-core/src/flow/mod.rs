@@ -1,0 +1,146 @@
+//! The flow: what a user asks ui-qa to do, parsed from JSONC.
+//!
+//! A flow names exactly one target (a web page, a terminal command or a
+//! desktop application) and a bounded list of [`Step`]s. [`Flow::parse`]
+//! rejects anything it does not understand with a [`FlowError`] that carries a
+//! stable code, the JSON pointer of the offending value and its line/column.
+
+mod locator;
+mod parse;
+mod steps;
+mod target;
+
+pub use locator::{Locator, LocatorKind, Matcher, PathSegment};
+pub use parse::{FlowError, FlowErrorCode, ParseLimits};
+pub use steps::*;
+pub use target::{
+    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec, Presentation, ReducedMotion,
+    ServerSpec, Target, TargetKind, Viewport, WindowSpec,
+};
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Maximum size of a flow file, in bytes.
+pub const MAX_FLOW_BYTES: usize = 16 * 1024 * 1024;
+/// Default maximum number of steps in a flow.
+pub const DEFAULT_MAX_STEPS: usize = 100;
+/// Default deadline of a whole flow when it names none.
+pub const DEFAULT_FLOW_TIMEOUT_MS: u64 = 60_000;
+/// Default deadline of one step when it names none.
+pub const DEFAULT_STEP_TIMEOUT_MS: u64 = 15_000;
+
+/// A parsed, validated flow.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Flow {
+    /// Format version; always 1.
+    pub version: u32,
+    /// Human name of the flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The one target of the flow.
+    pub target: Target,
+    /// Browser viewport or terminal size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<Viewport>,
+    /// Browser emulation settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
+    /// Deadline of the whole flow in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// Directory of the flow file; relative paths in the flow resolve against it.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+impl Flow {
+    /// Parses and validates flow text. `base_dir` is where relative paths
+    /// (`cwd`, `serve`) resolve.
+    pub fn parse(text: &str, base_dir: &Path) -> Result<Flow, FlowError> {
+        parse::parse_flow(text, base_dir, &ParseLimits::default())
+    }
+
+    /// Parses with explicit limits (for example a different step cap).
+    pub fn parse_with_limits(
+        text: &str,
+        base_dir: &Path,
+        limits: &ParseLimits,
+    ) -> Result<Flow, FlowError> {
+        parse::parse_flow(text, base_dir, limits)
+    }
+
+    /// Reads and parses a flow file, enforcing the size bound before reading it whole.
+    pub fn load(path: &Path) -> Result<Flow, FlowError> {
+        parse::load_flow(path, &ParseLimits::default())
+    }
+
+    /// The kind of target this flow drives.
+    pub fn kind(&self) -> TargetKind {
+        self.target.kind()
+    }
+
+    /// The flow deadline in milliseconds.
+    pub fn flow_timeout_ms(&self) -> u64 {
+        self.timeout_ms.unwrap_or(DEFAULT_FLOW_TIMEOUT_MS)
+    }
+
+    /// Every string value in the flow that a user supplied as data (typed
+    /// text, fill values, pasted text). The runner never echoes these in
+    /// progress events.
+    pub fn step_values(&self) -> Vec<&str> {
+        self.steps.iter().flat_map(|s| s.action.values()).collect()
+    }
+}
+
+/// One step of a flow: an action plus the options every step may carry.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// 0-based position in the flow.
+    #[serde(skip)]
+    pub index: usize,
+    /// What to do.
+    #[serde(flatten)]
+    pub action: Action,
+    /// Name used for evidence files (safe file-name characters only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Deadline of this step in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl Step {
+    /// The action's name as written in the flow (`click`, `sendKeys`, …).
+    pub fn action_name(&self) -> &'static str {
+        self.action.name()
+    }
+
+    /// The step deadline in milliseconds.
+    pub fn step_timeout_ms(&self) -> u64 {
+        self.timeout_ms.unwrap_or(DEFAULT_STEP_TIMEOUT_MS)
+    }
+
+    /// Whether the runner retries this step until it holds (assertions and waits).
+    pub fn class(&self) -> StepClass {
+        self.action.class()
+    }
+
+    /// A collision-free evidence base name: the step's `name`, or
+    /// `<action>-step<index>`.
+    pub fn evidence_name(&self) -> String {
+        match &self.name {
+            Some(n) => n.clone(),
+            None => format!("{}-step{}", self.action_name(), self.index + 1),
+        }
+    }
+
+    /// Every locator the step uses (for static admission).
+    pub fn locators(&self) -> Vec<&Locator> {
+        self.action.locators()
+    }
+}

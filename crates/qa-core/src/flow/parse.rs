@@ -1,0 +1,840 @@
+//! JSONC → validated [`Flow`], with JSON pointers and line/column for every error.
+
+use super::steps::{Action, BrowserAction, DesktopAction, TerminalAction};
+use super::target::{
+    ApplicationTarget, BrowserTarget, CommandTarget, Environment, RawTarget, Target, TargetKind,
+    Viewport,
+};
+use super::{Flow, Step, DEFAULT_MAX_STEPS, MAX_FLOW_BYTES};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+/// Limits applied while parsing.
+#[derive(Debug, Clone)]
+pub struct ParseLimits {
+    /// Maximum number of steps (default 100).
+    pub max_steps: usize,
+    /// Maximum size of the flow text in bytes (default 16 MiB).
+    pub max_bytes: usize,
+    /// Maximum length of any single string value in bytes (default 1 MiB).
+    pub max_string_bytes: usize,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        ParseLimits {
+            max_steps: DEFAULT_MAX_STEPS,
+            max_bytes: MAX_FLOW_BYTES,
+            max_string_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Stable codes of flow errors (`flow.<name>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FlowErrorCode {
+    /// The file could not be read.
+    Io,
+    /// The file is larger than the limit.
+    TooLarge,
+    /// Not valid JSONC.
+    Syntax,
+    /// The same key twice in one object.
+    DuplicateKey,
+    /// A field the format does not define.
+    UnknownField,
+    /// An action the target kind does not define.
+    UnknownAction,
+    /// A value of the wrong JSON type.
+    WrongType,
+    /// A required field is missing (or a required choice is not made).
+    MissingField,
+    /// A value outside its allowed range.
+    OutOfRange,
+    /// No target kind, or more than one, or `kind` contradicts the target.
+    TargetKind,
+    /// More steps than allowed.
+    TooManySteps,
+    /// No steps.
+    NoSteps,
+    /// A locator with no kind or several kinds.
+    InvalidLocator,
+    /// A matcher with no or several comparisons.
+    InvalidMatcher,
+    /// A regex that does not compile.
+    InvalidRegex,
+    /// An unknown key name.
+    InvalidKey,
+    /// Raw control characters in typed text.
+    ControlCharacter,
+    /// A path that escapes its directory or is absolute.
+    UnsafePath,
+    /// An origin that is not `scheme://host[:port]`.
+    InvalidOrigin,
+    /// A URL that does not parse.
+    InvalidUrl,
+    /// The selected driver cannot perform this action.
+    UnsupportedStep,
+    /// The selected driver cannot resolve this locator kind.
+    UnsupportedLocator,
+}
+
+impl FlowErrorCode {
+    /// The stable machine code, e.g. `flow.unknown_field`.
+    pub fn as_str(self) -> &'static str {
+        use FlowErrorCode::*;
+        match self {
+            Io => "flow.io",
+            TooLarge => "flow.too_large",
+            Syntax => "flow.syntax",
+            DuplicateKey => "flow.duplicate_key",
+            UnknownField => "flow.unknown_field",
+            UnknownAction => "flow.unknown_action",
+            WrongType => "flow.wrong_type",
+            MissingField => "flow.missing_field",
+            OutOfRange => "flow.out_of_range",
+            TargetKind => "flow.target_kind",
+            TooManySteps => "flow.too_many_steps",
+            NoSteps => "flow.no_steps",
+            InvalidLocator => "flow.invalid_locator",
+            InvalidMatcher => "flow.invalid_matcher",
+            InvalidRegex => "flow.invalid_regex",
+            InvalidKey => "flow.invalid_key",
+            ControlCharacter => "flow.control_character",
+            UnsafePath => "flow.unsafe_path",
+            InvalidOrigin => "flow.invalid_origin",
+            InvalidUrl => "flow.invalid_url",
+            UnsupportedStep => "flow.unsupported_step",
+            UnsupportedLocator => "flow.unsupported_locator",
+        }
+    }
+}
+
+/// An invalid flow: stable code, JSON pointer, position and a message that
+/// says what to change.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowError {
+    /// Stable code.
+    pub code: &'static str,
+    /// JSON pointer (RFC 6901) of the offending value; `""` is the whole document.
+    pub pointer: String,
+    /// 1-based line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column (in characters), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl FlowError {
+    /// A new error without a position.
+    pub fn new(code: FlowErrorCode, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        FlowError {
+            code: code.as_str(),
+            pointer: pointer.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FlowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ptr = if self.pointer.is_empty() {
+            "(document)"
+        } else {
+            &self.pointer
+        };
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{} at {} (line {l}, column {c}): {}", self.code, ptr, self.message),
+            _ => write!(f, "{} at {}: {}", self.code, ptr, self.message),
+        }
+    }
+}
+
+impl std::error::Error for FlowError {}
+
+/// Escapes one reference token of a JSON pointer.
+pub(crate) fn escape_token(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// Byte offsets of every value (and property name) in the source text, by pointer.
+struct Positions<'t> {
+    text: &'t str,
+    values: HashMap<String, usize>,
+}
+
+impl Positions<'_> {
+    fn locate(&self, mut err: FlowError) -> FlowError {
+        // Walk up the pointer until a known position is found.
+        let mut p = err.pointer.clone();
+        loop {
+            if let Some(&off) = self.values.get(&p) {
+                let (l, c) = line_col(self.text, off);
+                err.line = Some(l);
+                err.column = Some(c);
+                return err;
+            }
+            match p.rfind('/') {
+                Some(i) => p.truncate(i),
+                None => return err,
+            }
+        }
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map(|i| before[i + 1..].chars().count())
+        .unwrap_or_else(|| before.chars().count())
+        + 1;
+    (line, col)
+}
+
+pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        FlowError::new(FlowErrorCode::Io, "", format!("cannot read {}: {e}", path.display()))
+    })?;
+    if meta.len() > limits.max_bytes as u64 {
+        return Err(FlowError::new(
+            FlowErrorCode::TooLarge,
+            "",
+            format!(
+                "flow file is {} bytes; the limit is {} bytes",
+                meta.len(),
+                limits.max_bytes
+            ),
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        FlowError::new(FlowErrorCode::Io, "", format!("cannot read {}: {e}", path.display()))
+    })?;
+    let base = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| Path::new(".").to_path_buf());
+    parse_flow(&text, &base, limits)
+}
+
+pub(crate) fn parse_flow(text: &str, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
+    if text.len() > limits.max_bytes {
+        return Err(FlowError::new(
+            FlowErrorCode::TooLarge,
+            "",
+            format!(
+                "flow is {} bytes; the limit is {} bytes",
+                text.len(),
+                limits.max_bytes
+            ),
+        ));
+    }
+    let (value, positions) = to_value(text)?;
+    let flow = from_value(value, base_dir, limits).map_err(|e| positions.locate(e))?;
+    Ok(flow)
+}
+
+fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
+    let opts = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: true,
+        ..Default::default()
+    };
+    let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &opts).map_err(|e| {
+        let (l, c) = line_col(text, e.range().start);
+        FlowError {
+            code: FlowErrorCode::Syntax.as_str(),
+            pointer: String::new(),
+            line: Some(l),
+            column: Some(c),
+            message: format!("not valid JSONC: {}", e.kind()),
+        }
+    })?;
+    let Some(root) = parsed.value else {
+        return Err(FlowError::new(FlowErrorCode::Syntax, "", "the flow is empty"));
+    };
+    let mut positions = Positions {
+        text,
+        values: HashMap::new(),
+    };
+    let v = convert(&root, String::new(), &mut positions)?;
+    Ok((v, positions))
+}
+
+fn convert(
+    node: &jsonc_parser::ast::Value<'_>,
+    ptr: String,
+    pos: &mut Positions<'_>,
+) -> Result<Value, FlowError> {
+    use jsonc_parser::ast::{ObjectPropName, Value as A};
+    use jsonc_parser::common::Ranged;
+    pos.values.insert(ptr.clone(), node.range().start);
+    Ok(match node {
+        A::StringLit(s) => Value::String(s.value.to_string()),
+        A::NumberLit(n) => {
+            let v: Value = serde_json::from_str(n.value).map_err(|_| {
+                pos.locate(FlowError::new(
+                    FlowErrorCode::Syntax,
+                    ptr.clone(),
+                    format!("not a JSON number: {}", n.value),
+                ))
+            })?;
+            v
+        }
+        A::BooleanLit(b) => Value::Bool(b.value),
+        A::NullKeyword(_) => Value::Null,
+        A::Array(a) => {
+            let mut out = Vec::with_capacity(a.elements.len());
+            for (i, el) in a.elements.iter().enumerate() {
+                out.push(convert(el, format!("{ptr}/{i}"), pos)?);
+            }
+            Value::Array(out)
+        }
+        A::Object(o) => {
+            let mut out = Map::new();
+            for prop in &o.properties {
+                let key = match &prop.name {
+                    ObjectPropName::String(s) => s.value.to_string(),
+                    ObjectPropName::Word(w) => w.value.to_string(),
+                };
+                let child = format!("{ptr}/{}", escape_token(&key));
+                if out.contains_key(&key) {
+                    pos.values.insert(child.clone(), prop.range.start);
+                    return Err(pos.locate(FlowError::new(
+                        FlowErrorCode::DuplicateKey,
+                        child,
+                        format!("duplicate key {key:?}; keep one"),
+                    )));
+                }
+                let v = convert(&prop.value, child, pos)?;
+                out.insert(key, v);
+            }
+            Value::Object(out)
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawFlow {
+    #[serde(rename = "$schema")]
+    #[allow(dead_code)]
+    schema: Option<String>,
+    version: Option<u32>,
+    name: Option<String>,
+    target: RawTarget,
+    viewport: Option<Viewport>,
+    environment: Option<Environment>,
+    timeout_ms: Option<u64>,
+    steps: Vec<Value>,
+}
+
+/// Deserializes `value` (found at `at`) into `T`, turning serde errors into
+/// flow errors with the exact pointer.
+pub(crate) fn de_at<T: serde::de::DeserializeOwned>(value: Value, at: &str) -> Result<T, FlowError> {
+    serde_path_to_error::deserialize(value).map_err(|e| serde_error(e, at))
+}
+
+fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> FlowError {
+    let mut ptr = at.to_string();
+    for seg in e.path().iter() {
+        use serde_path_to_error::Segment;
+        match seg {
+            Segment::Seq { index } => ptr.push_str(&format!("/{index}")),
+            Segment::Map { key } => ptr.push_str(&format!("/{}", escape_token(key))),
+            Segment::Enum { variant } => ptr.push_str(&format!("/{}", escape_token(variant))),
+            Segment::Unknown => {}
+        }
+    }
+    let msg = e.inner().to_string();
+    let msg = msg
+        .split(" at line ")
+        .next()
+        .unwrap_or(&msg)
+        .to_string();
+    let code = if msg.starts_with("unknown field") {
+        if let Some(name) = msg.split('`').nth(1) {
+            ptr.push_str(&format!("/{}", escape_token(name)));
+        }
+        FlowErrorCode::UnknownField
+    } else if msg.starts_with("missing field") {
+        FlowErrorCode::MissingField
+    } else if msg.starts_with("invalid value") && msg.contains("integer") {
+        FlowErrorCode::OutOfRange
+    } else if msg.starts_with("unknown variant") {
+        FlowErrorCode::OutOfRange
+    } else {
+        FlowErrorCode::WrongType
+    };
+    FlowError::new(code, ptr, msg)
+}
+
+fn check_strings(v: &Value, ptr: &str, max: usize) -> Result<(), FlowError> {
+    match v {
+        Value::String(s) if s.len() > max => Err(FlowError::new(
+            FlowErrorCode::OutOfRange,
+            ptr,
+            format!("string is {} bytes; the limit is {max}", s.len()),
+        )),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, x)| check_strings(x, &format!("{ptr}/{i}"), max)),
+        Value::Object(o) => o
+            .iter()
+            .try_for_each(|(k, x)| check_strings(x, &format!("{ptr}/{}", escape_token(k)), max)),
+        _ => Ok(()),
+    }
+}
+
+fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
+    if !value.is_object() {
+        return Err(FlowError::new(
+            FlowErrorCode::WrongType,
+            "",
+            "a flow is a JSON object with target and steps",
+        ));
+    }
+    check_strings(&value, "", limits.max_string_bytes)?;
+    let raw: RawFlow = de_at(value, "")?;
+    if let Some(v) = raw.version {
+        if v != 1 {
+            return Err(FlowError::new(
+                FlowErrorCode::OutOfRange,
+                "/version",
+                format!("version {v} is not supported; use 1"),
+            ));
+        }
+    }
+    if let Some(t) = raw.timeout_ms {
+        if !(1..=3_600_000).contains(&t) {
+            return Err(FlowError::new(
+                FlowErrorCode::OutOfRange,
+                "/timeoutMs",
+                "timeoutMs must be 1..=3600000",
+            ));
+        }
+    }
+    let target = validate_target(raw.target)?;
+    let kind = target.kind();
+    validate_viewport(kind, raw.viewport.as_ref())?;
+    if raw.environment.is_some() && kind != TargetKind::Browser {
+        return Err(FlowError::new(
+            FlowErrorCode::UnknownField,
+            "/environment",
+            "environment applies to browser flows only",
+        ));
+    }
+    if raw.steps.is_empty() {
+        return Err(FlowError::new(
+            FlowErrorCode::NoSteps,
+            "/steps",
+            "a flow needs at least one step",
+        ));
+    }
+    if raw.steps.len() > limits.max_steps {
+        return Err(FlowError::new(
+            FlowErrorCode::TooManySteps,
+            format!("/steps/{}", limits.max_steps),
+            format!(
+                "the flow has {} steps; the limit is {}",
+                raw.steps.len(),
+                limits.max_steps
+            ),
+        ));
+    }
+    let mut steps = Vec::with_capacity(raw.steps.len());
+    for (i, s) in raw.steps.into_iter().enumerate() {
+        steps.push(parse_step(kind, i, s)?);
+    }
+    Ok(Flow {
+        version: 1,
+        name: raw.name,
+        target,
+        viewport: raw.viewport,
+        environment: raw.environment,
+        timeout_ms: raw.timeout_ms,
+        steps,
+        base_dir: base_dir.to_path_buf(),
+    })
+}
+
+fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Result<(), FlowError> {
+    let Some(vp) = vp else { return Ok(()) };
+    let (ok, bad): (&[(&str, bool)], &[(&str, bool)]) = match kind {
+        TargetKind::Browser => (
+            &[("width", vp.width.is_some()), ("height", vp.height.is_some())],
+            &[("cols", vp.cols.is_some()), ("rows", vp.rows.is_some())],
+        ),
+        TargetKind::Terminal => (
+            &[("cols", vp.cols.is_some()), ("rows", vp.rows.is_some())],
+            &[("width", vp.width.is_some()), ("height", vp.height.is_some())],
+        ),
+        TargetKind::Desktop => (
+            &[],
+            &[
+                ("cols", vp.cols.is_some()),
+                ("rows", vp.rows.is_some()),
+                ("width", vp.width.is_some()),
+                ("height", vp.height.is_some()),
+            ],
+        ),
+    };
+    let _ = ok;
+    if let Some((f, _)) = bad.iter().find(|(_, set)| *set) {
+        return Err(FlowError::new(
+            FlowErrorCode::UnknownField,
+            format!("/viewport/{f}"),
+            format!(
+                "viewport.{f} does not apply to a {} flow (browser: width/height; terminal: cols/rows)",
+                kind.as_str()
+            ),
+        ));
+    }
+    let ranges: [(&str, Option<u32>, u32, u32); 4] = [
+        ("width", vp.width, 100, 7680),
+        ("height", vp.height, 100, 4320),
+        ("cols", vp.cols.map(u32::from), 2, 1000),
+        ("rows", vp.rows.map(u32::from), 2, 500),
+    ];
+    for (f, v, lo, hi) in ranges {
+        if let Some(v) = v {
+            if v < lo || v > hi {
+                return Err(FlowError::new(
+                    FlowErrorCode::OutOfRange,
+                    format!("/viewport/{f}"),
+                    format!("viewport.{f} must be {lo}..={hi}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a relative path from a flow: not absolute, no `..`.
+pub(crate) fn check_relative_path(p: &str, at: &str) -> Result<(), FlowError> {
+    let path = Path::new(p);
+    if path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(FlowError::new(
+            FlowErrorCode::UnsafePath,
+            at,
+            format!("{p:?} must be a relative path inside the flow's directory (no '..', not absolute)"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
+    let bad = || {
+        FlowError::new(
+            FlowErrorCode::InvalidOrigin,
+            at,
+            format!("{o:?} is not an exact origin; write scheme://host[:port] with no path or wildcard"),
+        )
+    };
+    let u = url::Url::parse(o).map_err(|_| bad())?;
+    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss")
+        || u.host_str().is_none()
+        || o.contains('*')
+        || o.trim_end_matches('/') != u.origin().ascii_serialization()
+    {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
+    let browser = raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
+    let terminal = raw.command.is_some();
+    let desktop = raw.application.is_some();
+    let n = [browser, terminal, desktop].iter().filter(|b| **b).count();
+    if n == 0 {
+        return Err(FlowError::new(
+            FlowErrorCode::TargetKind,
+            "/target",
+            "the target needs exactly one of url (browser), command (terminal), application (desktop)",
+        ));
+    }
+    if n > 1 {
+        let mut kinds = Vec::new();
+        if browser {
+            kinds.push("url");
+        }
+        if terminal {
+            kinds.push("command");
+        }
+        if desktop {
+            kinds.push("application");
+        }
+        return Err(FlowError::new(
+            FlowErrorCode::TargetKind,
+            "/target",
+            format!(
+                "the target names {} kinds ({}); a flow drives exactly one",
+                n,
+                kinds.join(", ")
+            ),
+        ));
+    }
+    let detected = if browser {
+        TargetKind::Browser
+    } else if terminal {
+        TargetKind::Terminal
+    } else {
+        TargetKind::Desktop
+    };
+    if let Some(k) = raw.kind {
+        if k != detected {
+            return Err(FlowError::new(
+                FlowErrorCode::TargetKind,
+                "/target/kind",
+                format!(
+                    "kind {:?} contradicts the target, which is a {} target",
+                    k.as_str(),
+                    detected.as_str()
+                ),
+            ));
+        }
+    }
+    let stray = |f: &str, set: bool| -> Result<(), FlowError> {
+        if set {
+            Err(FlowError::new(
+                FlowErrorCode::UnknownField,
+                format!("/target/{f}"),
+                format!("target.{f} does not apply to a {} target", detected.as_str()),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match detected {
+        TargetKind::Browser => {
+            if let Some(u) = &raw.url {
+                if raw.serve.is_none() && raw.base_url.is_none() {
+                    url::Url::parse(u).map_err(|e| {
+                        FlowError::new(FlowErrorCode::InvalidUrl, "/target/url", format!("not an absolute URL: {e}"))
+                    })?;
+                }
+            }
+            if let Some(b) = &raw.base_url {
+                url::Url::parse(b).map_err(|e| {
+                    FlowError::new(FlowErrorCode::InvalidUrl, "/target/baseUrl", format!("not an absolute URL: {e}"))
+                })?;
+            }
+            for (i, o) in raw.allowed_origins.iter().flatten().enumerate() {
+                check_origin(o, &format!("/target/allowedOrigins/{i}"))?;
+            }
+            if let Some(s) = &raw.serve {
+                check_relative_path(s, "/target/serve")?;
+                if raw.server.is_some() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::TargetKind,
+                        "/target/serve",
+                        "use either serve (static directory) or server (a command), not both",
+                    ));
+                }
+            }
+            if let Some(s) = &raw.server {
+                if s.command.is_empty() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::OutOfRange,
+                        "/target/server/command",
+                        "server.command needs a program",
+                    ));
+                }
+                if let Some(c) = &s.cwd {
+                    check_relative_path(c, "/target/server/cwd")?;
+                }
+                url::Url::parse(&s.ready_url).map_err(|e| {
+                    FlowError::new(FlowErrorCode::InvalidUrl, "/target/server/readyUrl", format!("not an absolute URL: {e}"))
+                })?;
+            }
+            Ok(Target::Browser(BrowserTarget {
+                url: raw.url,
+                base_url: raw.base_url,
+                allowed_origins: raw.allowed_origins.unwrap_or_default(),
+                profile: raw.profile,
+                server: raw.server,
+                serve: raw.serve,
+            }))
+        }
+        TargetKind::Terminal => {
+            stray("allowedOrigins", raw.allowed_origins.is_some())?;
+            stray("profile", raw.profile.is_some())?;
+            let c: CommandTarget = raw.command.expect("detected");
+            if c.argv.is_empty() || c.argv[0].is_empty() {
+                return Err(FlowError::new(
+                    FlowErrorCode::OutOfRange,
+                    "/target/command/argv",
+                    "argv needs a program as its first element",
+                ));
+            }
+            if let Some(cwd) = &c.cwd {
+                check_relative_path(cwd, "/target/command/cwd")?;
+            }
+            Ok(Target::Terminal(c))
+        }
+        TargetKind::Desktop => {
+            stray("allowedOrigins", raw.allowed_origins.is_some())?;
+            stray("profile", raw.profile.is_some())?;
+            let a: ApplicationTarget = raw.application.expect("detected");
+            let n = [
+                a.launch.is_some(),
+                a.pid.is_some(),
+                a.name.is_some(),
+                a.bundle_id.is_some(),
+            ]
+            .iter()
+            .filter(|b| **b)
+            .count();
+            if n != 1 {
+                return Err(FlowError::new(
+                    FlowErrorCode::TargetKind,
+                    "/target/application",
+                    "application needs exactly one of launch, pid, name, bundleId",
+                ));
+            }
+            if let Some(l) = &a.launch {
+                if l.argv.is_empty() || l.argv[0].is_empty() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::OutOfRange,
+                        "/target/application/launch/argv",
+                        "argv needs a program as its first element",
+                    ));
+                }
+                if let Some(cwd) = &l.cwd {
+                    check_relative_path(cwd, "/target/application/launch/cwd")?;
+                }
+            }
+            Ok(Target::Desktop(a))
+        }
+    }
+}
+
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 100
+        && s != "."
+        && s != ".."
+        && s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, FlowError> {
+    let at = format!("/steps/{index}");
+    let Value::Object(mut map) = value else {
+        return Err(FlowError::new(
+            FlowErrorCode::WrongType,
+            at,
+            "a step is an object like {\"action\": \"click\", ...}",
+        ));
+    };
+    let action = match map.remove("action") {
+        Some(Value::String(s)) => s,
+        Some(_) => {
+            return Err(FlowError::new(
+                FlowErrorCode::WrongType,
+                format!("{at}/action"),
+                "action must be a string",
+            ))
+        }
+        None => {
+            return Err(FlowError::new(
+                FlowErrorCode::MissingField,
+                at,
+                "missing field `action`",
+            ))
+        }
+    };
+    let name = match map.remove("name") {
+        None => None,
+        Some(Value::String(s)) => {
+            if !safe_name(&s) {
+                return Err(FlowError::new(
+                    FlowErrorCode::UnsafePath,
+                    format!("{at}/name"),
+                    "step name must be 1-100 characters from A-Z a-z 0-9 - _ . (it names evidence files)",
+                ));
+            }
+            Some(s)
+        }
+        Some(_) => {
+            return Err(FlowError::new(
+                FlowErrorCode::WrongType,
+                format!("{at}/name"),
+                "name must be a string",
+            ))
+        }
+    };
+    let timeout_ms = match map.remove("timeoutMs") {
+        None => None,
+        Some(v) => match v.as_u64() {
+            Some(t) if (1..=600_000).contains(&t) => Some(t),
+            _ => {
+                return Err(FlowError::new(
+                    FlowErrorCode::OutOfRange,
+                    format!("{at}/timeoutMs"),
+                    "timeoutMs must be an integer 1..=600000",
+                ))
+            }
+        },
+    };
+    let rest = Value::Object(map);
+    let parsed = match kind {
+        TargetKind::Browser => BrowserAction::parse(&action, rest).map(|r| r.map(Action::Browser)),
+        TargetKind::Terminal => TerminalAction::parse(&action, rest).map(|r| r.map(Action::Terminal)),
+        TargetKind::Desktop => DesktopAction::parse(&action, rest).map(|r| r.map(Action::Desktop)),
+    };
+    let action = match parsed {
+        None => {
+            let elsewhere: Vec<&str> = [TargetKind::Browser, TargetKind::Terminal, TargetKind::Desktop]
+                .into_iter()
+                .filter(|k| *k != kind && Action::names_for(*k).contains(&action.as_str()))
+                .map(|k| k.as_str())
+                .collect();
+            let msg = if elsewhere.is_empty() {
+                format!(
+                    "unknown action {action:?}; {} actions are: {}",
+                    kind.as_str(),
+                    Action::names_for(kind).join(", ")
+                )
+            } else {
+                format!(
+                    "{action:?} is a {} action; this is a {} flow",
+                    elsewhere.join("/"),
+                    kind.as_str()
+                )
+            };
+            return Err(FlowError::new(FlowErrorCode::UnknownAction, format!("{at}/action"), msg));
+        }
+        Some(Err(e)) => return Err(serde_error(e, &at)),
+        Some(Ok(a)) => a,
+    };
+    if let Err(p) = action.validate() {
+        return Err(FlowError::new(p.code, format!("{at}{}", p.pointer), p.message));
+    }
+    Ok(Step {
+        index,
+        action,
+        name,
+        timeout_ms,
+    })
+}

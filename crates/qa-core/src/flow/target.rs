@@ -1,0 +1,283 @@
+//! Targets: the one thing a flow drives.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The kind of target a flow drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// A web page in a real browser (`target.url`).
+    Browser,
+    /// A terminal program in a real PTY (`target.command`).
+    Terminal,
+    /// A native application through accessibility (`target.application`).
+    Desktop,
+}
+
+impl TargetKind {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Browser => "browser",
+            TargetKind::Terminal => "terminal",
+            TargetKind::Desktop => "desktop",
+        }
+    }
+}
+
+/// The validated target.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Target {
+    /// A browser target.
+    Browser(BrowserTarget),
+    /// A terminal target.
+    Terminal(CommandTarget),
+    /// A desktop target.
+    Desktop(ApplicationTarget),
+}
+
+impl Target {
+    /// The kind of this target.
+    pub fn kind(&self) -> TargetKind {
+        match self {
+            Target::Browser(_) => TargetKind::Browser,
+            Target::Terminal(_) => TargetKind::Terminal,
+            Target::Desktop(_) => TargetKind::Desktop,
+        }
+    }
+}
+
+/// The raw `target` object as written (all kinds' fields; validated into [`Target`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct RawTarget {
+    /// Optional explicit kind; must agree with the detected one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TargetKind>,
+    /// Browser: the page to open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Browser: base URL for relative `goto` paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Browser: further exact origins the page may reach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_origins: Option<Vec<String>>,
+    /// Browser: auth profile id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Browser: a server the runner starts and owns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerSpec>,
+    /// Browser: a static directory the runner serves on 127.0.0.1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serve: Option<String>,
+    /// Terminal: the command to run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandTarget>,
+    /// Desktop: the application.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub application: Option<ApplicationTarget>,
+}
+
+/// A browser target.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserTarget {
+    /// The page to open first (absolute URL, or a path when `serve`/`baseUrl` is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Base URL for relative `goto` paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Further exact origins (`scheme://host[:port]`) the page may reach.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_origins: Vec<String>,
+    /// Auth profile id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// A server the runner starts, waits for and stops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerSpec>,
+    /// A static directory (relative to the flow file) served on 127.0.0.1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serve: Option<String>,
+}
+
+/// A server the runner starts before the browser.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerSpec {
+    /// Program and arguments (no shell).
+    #[schemars(length(min = 1, max = 256))]
+    pub command: Vec<String>,
+    /// Working directory, relative to the flow file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Extra environment variables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// URL that answers once the server is ready.
+    pub ready_url: String,
+    /// How long to wait for `readyUrl` (default 30000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 600000))]
+    pub ready_timeout_ms: Option<u64>,
+}
+
+/// How terminal output is presented.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Presentation {
+    /// A PTY modelled by a terminal core (default).
+    #[default]
+    Pty,
+    /// The same PTY mirrored into a real terminal window.
+    NativeTerminal,
+}
+
+/// A terminal target: `target.command`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommandTarget {
+    /// Program and arguments (no shell).
+    #[schemars(length(min = 1, max = 256))]
+    pub argv: Vec<String>,
+    /// Working directory, relative to the flow file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Environment variables merged over the safe base.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// `pty` (default) or `native-terminal`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presentation: Option<Presentation>,
+}
+
+/// A desktop target: `target.application`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApplicationTarget {
+    /// Launch (and own) this program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchSpec>,
+    /// Attach to a running process (never signalled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub pid: Option<u32>,
+    /// Attach to a running application by its accessible name (never signalled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// macOS bundle identifier to attach to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundle_id: Option<String>,
+    /// Which window of the application.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowSpec>,
+    /// Run inside an owned virtual display and private session bus (Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub virtual_display: Option<bool>,
+}
+
+/// How to launch a desktop application.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// Program and arguments (no shell).
+    #[schemars(length(min = 1, max = 256))]
+    pub argv: Vec<String>,
+    /// Working directory, relative to the flow file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Extra environment variables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+}
+
+/// Which window of a desktop application to use.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WindowSpec {
+    /// Window title (exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Window automation id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automation_id: Option<String>,
+}
+
+/// Browser viewport (`width`/`height`) or terminal size (`cols`/`rows`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Viewport {
+    /// Browser viewport width in CSS pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 7680))]
+    pub width: Option<u32>,
+    /// Browser viewport height in CSS pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 4320))]
+    pub height: Option<u32>,
+    /// Terminal columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2, max = 1000))]
+    pub cols: Option<u16>,
+    /// Terminal rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2, max = 500))]
+    pub rows: Option<u16>,
+}
+
+/// Browser emulation settings. Defaults: en-US, UTC, light, reduce.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Environment {
+    /// BCP 47 locale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// IANA time zone id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timezone_id: Option<String>,
+    /// `light`, `dark` or `no-preference`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color_scheme: Option<ColorScheme>,
+    /// `reduce` or `no-preference`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduced_motion: Option<ReducedMotion>,
+    /// Quiet window after an interaction before the page counts as settled (ms, default 100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 10000))]
+    pub settle_ms: Option<u64>,
+    /// Stable interval while video is recorded (ms, default 500).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 10000))]
+    pub video_settle_ms: Option<u64>,
+}
+
+/// Emulated `prefers-color-scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ColorScheme {
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+    /// No preference.
+    NoPreference,
+}
+
+/// Emulated `prefers-reduced-motion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReducedMotion {
+    /// Reduce.
+    Reduce,
+    /// No preference.
+    NoPreference,
+}
+
+
+

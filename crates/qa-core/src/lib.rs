@@ -1,0 +1,42 @@
+//! # qa-core — the ui-qa contract and runner
+//!
+//! qa-core holds everything that is the same for every surface ui-qa drives:
+//! the [`flow`] model parsed from JSONC, the [`driver`] contract
+//! ([`SurfaceDriver`] / [`SurfaceSession`]), driver [`select`]ion, the
+//! [`runner`] that owns deadlines, evidence and cleanup, the [`result`]
+//! document, the [`evidence`] store, [`secrets`] redaction and [`process`]
+//! ownership. It contains no platform code: no browser, no terminal
+//! emulator, no accessibility API.
+//!
+//! ```
+//! use qa_core::flow::Flow;
+//! let flow = Flow::parse(r#"{
+//!   // a terminal flow
+//!   "target": { "command": { "argv": ["bash", "--norc"] } },
+//!   "steps": [ { "action": "sendText", "text": "echo hi" },
+//!              { "action": "sendKeys", "keys": ["Enter"] },
+//!              { "action": "waitForText", "text": "hi" } ],
+//! }"#, std::path::Path::new(".")).unwrap();
+//! assert_eq!(flow.steps.len(), 3);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod deadline;
+pub mod driver;
+pub mod evidence;
+pub mod flow;
+pub mod keys;
+pub mod process;
+pub mod result;
+pub mod secrets;
+
+pub use deadline::{Cadence, Deadline};
+pub use driver::{
+    Backend, Capability, CloseResult, DriverError, DriverId, Host, MissingCapability, Observation,
+    Probe, RunOptions, SessionContext, StepOutcome, StepSupport, SurfaceDriver, SurfaceSession,
+    Verdict,
+};
+pub use evidence::{Artifact, ArtifactGroup, Evidence};
+pub use flow::{Flow, FlowError, Step};
+pub use secrets::Secrets;
