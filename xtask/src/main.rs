@@ -1,1 +1,169 @@
-fn main() {}
+//! `cargo xtask` — project chores in Rust, the same commands for people and CI.
+//!
+//! - `cargo xtask deps`     install the Debian packages the tests need (idempotent)
+//! - `cargo xtask schemas`  regenerate `schemas/*.schema.json` from the Rust types
+//! - `cargo xtask test`     `deps`, then build and run the whole test suite
+//! - `cargo xtask ci`       `test` plus formatting and clippy checks
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Debian packages the test suite needs, with what each is for.
+const DEBIAN_PACKAGES: &[(&str, &str)] = &[
+    ("chromium", "web driver tests (real Chromium)"),
+    ("xvfb", "desktop tests (virtual X display)"),
+    ("xauth", "desktop tests (Xvfb helpers)"),
+    ("dbus", "desktop tests (private session bus)"),
+    ("dbus-x11", "desktop tests (dbus-launch)"),
+    ("at-spi2-core", "desktop tests (accessibility bus and registry)"),
+    ("gtk-3-examples", "desktop tests (gtk3-demo)"),
+    ("gtk-4-examples", "desktop tests (gtk4-demo)"),
+    ("zenity", "desktop tests (dialogs)"),
+    ("gnome-calculator", "desktop tests (calculator)"),
+    ("python3-gi", "desktop fixture app (GTK via Debian's python3)"),
+    ("gir1.2-gtk-3.0", "desktop fixture app (GTK 3 typelib)"),
+    ("xterm", "desktop tests (an app without AT-SPI)"),
+    ("vim", "terminal tests (vim)"),
+    ("less", "terminal tests (less)"),
+    ("htop", "terminal tests (htop)"),
+    ("dialog", "terminal tests (dialog)"),
+    ("python3", "terminal tests (python REPL)"),
+    ("procps", "process tests (ps, pkill for diagnostics)"),
+    ("fonts-dejavu-core", "readable text in Chromium and GTK screenshots"),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> bool {
+    eprintln!("xtask: running {cmd:?}");
+    match cmd.status() {
+        Ok(s) => s.success(),
+        Err(e) => {
+            eprintln!("xtask: cannot run {cmd:?}: {e}");
+            false
+        }
+    }
+}
+
+fn installed(pkg: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", pkg])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        .unwrap_or(false)
+}
+
+fn deps() -> bool {
+    let names: Vec<&str> = DEBIAN_PACKAGES.iter().map(|(n, _)| *n).collect();
+    if !Path::new("/usr/bin/dpkg-query").exists() {
+        eprintln!("xtask deps: this is not a Debian-based host; install the equivalents of:");
+        for (n, why) in DEBIAN_PACKAGES {
+            eprintln!("  {n:20} {why}");
+        }
+        return true;
+    }
+    let missing: Vec<&str> = names.iter().copied().filter(|p| !installed(p)).collect();
+    if missing.is_empty() {
+        eprintln!("xtask deps: all {} Debian packages are installed", names.len());
+        return true;
+    }
+    eprintln!("xtask deps: installing {}", missing.join(" "));
+    // SAFETY-free check for root: apt-get needs it.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    if !is_root {
+        eprintln!(
+            "xtask deps: not root; run: sudo apt-get install -y {}",
+            missing.join(" ")
+        );
+        return false;
+    }
+    let ok = run(Command::new("apt-get").args(["update", "-qq"]))
+        && run(
+            Command::new("apt-get")
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .args(["install", "-y", "-qq", "--no-install-recommends"])
+                .args(&missing),
+        );
+    if !ok {
+        eprintln!(
+            "xtask deps: install failed; run by hand: apt-get install -y {}",
+            missing.join(" ")
+        );
+    }
+    ok
+}
+
+fn schemas() -> bool {
+    let dir = root().join("schemas");
+    std::fs::create_dir_all(&dir).expect("schemas dir");
+    let files = [
+        ("flow.schema.json", qa_core::schema::flow_schema_json()),
+        ("result.schema.json", qa_core::schema::result_schema_json()),
+    ];
+    for (name, text) in files {
+        let p = dir.join(name);
+        let old = std::fs::read_to_string(&p).unwrap_or_default();
+        if old != text {
+            std::fs::write(&p, text).expect("write schema");
+            eprintln!("xtask schemas: wrote {}", p.display());
+        } else {
+            eprintln!("xtask schemas: {} is up to date", p.display());
+        }
+    }
+    true
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn test() -> bool {
+    if !deps() {
+        return false;
+    }
+    // Build everything first (binaries the end-to-end tests run), then test.
+    run(cargo().args(["build", "--workspace", "--all-targets"]))
+        && run(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+}
+
+fn ci() -> bool {
+    run(cargo().args(["fmt", "--all", "--", "--check"]))
+        && run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+        && test()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ok = match args.first().map(String::as_str) {
+        Some("deps") => deps(),
+        Some("schemas") => schemas(),
+        Some("test") => test(),
+        Some("ci") => ci(),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <deps|schemas|test|ci>\n\
+                 \n  deps     install the Debian packages the tests need (idempotent)\
+                 \n  schemas  regenerate schemas/*.schema.json from the Rust types\
+                 \n  test     deps, then build and run the whole test suite\
+                 \n  ci       formatting, clippy, then test"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -40,3 +40,9 @@ pub use driver::{
 pub use evidence::{Artifact, ArtifactGroup, Evidence};
 pub use flow::{Flow, FlowError, Step};
 pub use secrets::Secrets;
+pub mod progress;
+pub mod runner;
+pub mod schema;
+pub mod select;
+#[cfg(feature = "conformance")]
+pub mod conformance;

@@ -6,12 +6,12 @@
 //! stable code, the JSON pointer of the offending value and its line/column.
 
 mod locator;
-mod parse;
+pub(crate) mod parse;
 mod steps;
-mod target;
+pub(crate) mod target;
 
 pub use locator::{Locator, LocatorKind, Matcher, PathSegment};
-pub use parse::{FlowError, FlowErrorCode, ParseLimits};
+pub use parse::{escape_token, FlowError, FlowErrorCode, ParseLimits};
 pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec, Presentation, ReducedMotion,

@@ -162,7 +162,7 @@ impl fmt::Display for FlowError {
 impl std::error::Error for FlowError {}
 
 /// Escapes one reference token of a JSON pointer.
-pub(crate) fn escape_token(s: &str) -> String {
+pub fn escape_token(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
@@ -170,12 +170,23 @@ pub(crate) fn escape_token(s: &str) -> String {
 struct Positions<'t> {
     text: &'t str,
     values: HashMap<String, usize>,
+    keys: HashMap<String, usize>,
 }
 
 impl Positions<'_> {
     fn locate(&self, mut err: FlowError) -> FlowError {
         // Walk up the pointer until a known position is found.
         let mut p = err.pointer.clone();
+        let about_key = err.code == FlowErrorCode::UnknownField.as_str()
+            || err.code == FlowErrorCode::DuplicateKey.as_str();
+        if about_key {
+            if let Some(&off) = self.keys.get(&p) {
+                let (l, c) = line_col(self.text, off);
+                err.line = Some(l);
+                err.column = Some(c);
+                return err;
+            }
+        }
         loop {
             if let Some(&off) = self.values.get(&p) {
                 let (l, c) = line_col(self.text, off);
@@ -269,6 +280,7 @@ fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
     let mut positions = Positions {
         text,
         values: HashMap::new(),
+        keys: HashMap::new(),
     };
     let v = convert(&root, String::new(), &mut positions)?;
     Ok((v, positions))
@@ -311,8 +323,8 @@ fn convert(
                     ObjectPropName::Word(w) => w.value.to_string(),
                 };
                 let child = format!("{ptr}/{}", escape_token(&key));
+                pos.keys.insert(child.clone(), prop.range.start);
                 if out.contains_key(&key) {
-                    pos.values.insert(child.clone(), prop.range.start);
                     return Err(pos.locate(FlowError::new(
                         FlowErrorCode::DuplicateKey,
                         child,
@@ -367,7 +379,10 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
         .to_string();
     let code = if msg.starts_with("unknown field") {
         if let Some(name) = msg.split('`').nth(1) {
-            ptr.push_str(&format!("/{}", escape_token(name)));
+            let tail = format!("/{}", escape_token(name));
+            if !ptr.ends_with(&tail) {
+                ptr.push_str(&tail);
+            }
         }
         FlowErrorCode::UnknownField
     } else if msg.starts_with("missing field") {

@@ -53,7 +53,7 @@ impl Target {
 /// The raw `target` object as written (all kinds' fields; validated into [`Target`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct RawTarget {
+pub struct RawTarget {
     /// Optional explicit kind; must agree with the detected one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<TargetKind>,

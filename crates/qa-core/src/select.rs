@@ -1,0 +1,172 @@
+//! Driver selection and static admission.
+//!
+//! Selection detects the target kind, probes every driver of that kind,
+//! picks the first one that can run the flow here (drivers are given in
+//! preference order) and records why. Admission (`ui-qa check`) rejects steps
+//! and locator kinds the driver cannot do, before anything launches.
+
+use crate::driver::{Backend, Host, Probe, RunOptions, SurfaceDriver};
+use crate::flow::{escape_token as escape_token_pub, Flow, FlowError, FlowErrorCode};
+use crate::result::{Candidate, GuideRef, Selection};
+use std::sync::Arc;
+
+/// The outcome of selection.
+pub struct Selected {
+    /// The chosen driver (available, or the preferred one when none is).
+    pub driver: Arc<dyn SurfaceDriver>,
+    /// Its probe.
+    pub probe: Probe,
+    /// The selection record for the result.
+    pub selection: Selection,
+}
+
+/// The driver used for static admission of a flow: the preferred driver of
+/// the flow's kind (no probing).
+pub fn admission_driver(
+    drivers: &[Arc<dyn SurfaceDriver>],
+    flow: &Flow,
+) -> Option<Arc<dyn SurfaceDriver>> {
+    drivers.iter().find(|d| d.kind() == flow.kind()).cloned()
+}
+
+/// Checks every step against what `driver` supports. Returns every problem
+/// found (empty when the flow is admitted).
+pub fn admit(driver: &dyn SurfaceDriver, flow: &Flow) -> Vec<FlowError> {
+    let support = driver.supports();
+    let mut errors = Vec::new();
+    for step in &flow.steps {
+        let at = format!("/steps/{}", step.index);
+        if !support.supports_action(step.action_name()) {
+            errors.push(FlowError::new(
+                FlowErrorCode::UnsupportedStep,
+                format!("{at}/action"),
+                format!(
+                    "the {} driver does not support {:?} yet",
+                    driver.id(),
+                    step.action_name()
+                ),
+            ));
+            continue;
+        }
+        for (li, loc) in step.locators().into_iter().enumerate() {
+            let kind = loc.kind();
+            if !support.locators.contains(&kind) {
+                let supported: Vec<&str> = support.locators.iter().map(|k| k.field()).collect();
+                // Point at the locator field itself.
+                let field = match step.action_name() {
+                    "dragTo" if li == 1 => "dropTarget",
+                    _ => "locator",
+                };
+                errors.push(FlowError::new(
+                    FlowErrorCode::UnsupportedLocator,
+                    format!("{at}/{field}/{}", escape_token_pub(kind.field())),
+                    format!(
+                        "{} locators are not supported by the {} driver; use one of: {}",
+                        kind.field(),
+                        driver.id(),
+                        supported.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    errors
+}
+
+/// Probes the candidates for the flow and picks one.
+pub async fn select(
+    drivers: &[Arc<dyn SurfaceDriver>],
+    flow: &Flow,
+    host: &Host,
+    options: &RunOptions,
+) -> Option<Selected> {
+    let kind = flow.kind();
+    let candidates: Vec<Arc<dyn SurfaceDriver>> =
+        drivers.iter().filter(|d| d.kind() == kind).cloned().collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let mut probes = Vec::new();
+    for d in &candidates {
+        probes.push(d.probe(flow, host, options).await);
+    }
+    let chosen = probes.iter().position(|p| p.available()).unwrap_or(0);
+    let probe = probes[chosen].clone();
+    let driver = candidates[chosen].clone();
+    let why = if probe.available() {
+        if chosen == 0 {
+            format!(
+                "target.{} makes this a {} flow; {} is the preferred driver on {} and every capability it needs is present",
+                target_field(flow),
+                kind.as_str(),
+                driver.id(),
+                host.os
+            )
+        } else {
+            format!(
+                "target.{} makes this a {} flow; {} is the first available driver (preferred drivers are missing capabilities)",
+                target_field(flow),
+                kind.as_str(),
+                driver.id()
+            )
+        }
+    } else {
+        format!(
+            "target.{} makes this a {} flow; no driver can run it here, {} is the preferred driver and is missing: {}",
+            target_field(flow),
+            kind.as_str(),
+            driver.id(),
+            probe
+                .missing
+                .iter()
+                .map(|m| m.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let selection = Selection {
+        detected_target_kind: kind.as_str().to_string(),
+        selected_backend: Backend::for_kind(kind).as_str().to_string(),
+        platform_driver: driver.id().to_string(),
+        presentation: probe.presentation.clone(),
+        platform: host.os.to_string(),
+        candidate_backends: candidates
+            .iter()
+            .zip(&probes)
+            .map(|(d, p)| Candidate {
+                driver: d.id().to_string(),
+                available: p.available(),
+                supported_capabilities: p.present.clone(),
+                missing_capabilities: p.missing.clone(),
+            })
+            .collect(),
+        supported_capabilities: probe.present.clone(),
+        missing_capabilities: probe.missing.clone(),
+        why_selected: why,
+        guide: GuideRef {
+            backend: Backend::for_kind(kind).as_str().to_string(),
+            topic: probe.guide_topic.to_string(),
+        },
+    };
+    Some(Selected {
+        driver,
+        probe,
+        selection,
+    })
+}
+
+fn target_field(flow: &Flow) -> &'static str {
+    match &flow.target {
+        crate::flow::Target::Browser(b) => {
+            if b.serve.is_some() {
+                "serve"
+            } else if b.server.is_some() {
+                "server"
+            } else {
+                "url"
+            }
+        }
+        crate::flow::Target::Terminal(_) => "command",
+        crate::flow::Target::Desktop(_) => "application",
+    }
+}

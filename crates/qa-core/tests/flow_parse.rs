@@ -1,0 +1,190 @@
+//! Flow parsing: valid flows in every vocabulary, and every rejection with
+//! its stable code, JSON pointer and position.
+
+use qa_core::flow::{Action, Flow, StepClass, TargetKind, TerminalAction};
+use std::path::Path;
+
+fn parse(s: &str) -> Result<Flow, qa_core::FlowError> {
+    Flow::parse(s, Path::new("/tmp"))
+}
+
+fn err(s: &str) -> qa_core::FlowError {
+    parse(s).expect_err("flow must be rejected")
+}
+
+#[test]
+fn seed_format_flows_parse_unchanged() {
+    let f = parse(
+        r#"{"version":1,"target":{"url":"http://127.0.0.1:8080/"},"steps":[
+            {"action":"goto","path":"/settings"},
+            {"action":"click","locator":{"role":"button","name":"Save"}},
+            {"action":"assertText","locator":{"testId":"toast"},"includes":"Saved"},
+            {"action":"fill","locator":{"label":"Email"},"value":"a@b.c"},
+            {"action":"assertURL","includes":"/settings"},
+            {"action":"screenshot","name":"after-save","fullPage":true}
+        ]}"#,
+    )
+    .unwrap();
+    assert_eq!(f.kind(), TargetKind::Browser);
+    assert_eq!(f.steps.len(), 6);
+    assert_eq!(f.steps[1].class(), StepClass::Action);
+    assert_eq!(f.steps[2].class(), StepClass::Assertion);
+    assert_eq!(f.steps[5].evidence_name(), "after-save");
+    assert_eq!(f.steps[0].evidence_name(), "goto-step1");
+}
+
+#[test]
+fn jsonc_comments_and_trailing_commas() {
+    let f = parse(
+        "// terminal\n{\n  \"target\": { \"command\": { \"argv\": [\"bash\"], }, },\n  /* block */\n  \"steps\": [ {\"action\": \"sendKeys\", \"keys\": [\"Ctrl+C\", \"F10\"]}, ],\n}",
+    )
+    .unwrap();
+    assert_eq!(f.kind(), TargetKind::Terminal);
+    match &f.steps[0].action {
+        Action::Terminal(TerminalAction::SendKeys(k)) => assert_eq!(k.keys, vec!["Ctrl+C", "F10"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn desktop_flow_parses() {
+    let f = parse(
+        r#"{"target":{"application":{"launch":{"argv":["gnome-calculator"]}}},"steps":[
+            {"action":"waitForWindow","title":{"includes":"Calculator"}},
+            {"action":"activate","locator":{"role":"button","name":"2"}},
+            {"action":"assertState","locator":{"automationId":"x"},"state":"enabled"},
+            {"action":"assertText","locator":{"path":[{"role":"frame"},{"role":"label","name":"r"}]},"equals":"5"}
+        ]}"#,
+    )
+    .unwrap();
+    assert_eq!(f.kind(), TargetKind::Desktop);
+}
+
+#[test]
+fn unknown_field_has_pointer_and_position() {
+    let e = err("{\"target\":{\"command\":{\"argv\":[\"x\"]}},\n\"steps\":[{\"action\":\"sendText\",\"text\":\"a\",\n  \"bogus\":1}]}");
+    assert_eq!(e.code, "flow.unknown_field");
+    assert_eq!(e.pointer, "/steps/0/bogus");
+    assert_eq!(e.line, Some(3));
+    assert_eq!(e.column, Some(3), "points at the unknown key");
+}
+
+#[test]
+fn unknown_top_level_and_nested_fields() {
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload"}],"extra":1}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/extra"));
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","colour":1}}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/steps/0/locator/colour"));
+}
+
+#[test]
+fn two_target_kinds_rejected() {
+    let e = err(r#"{"target":{"url":"http://a.test/","command":{"argv":["x"]}},"steps":[{"action":"reload"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.target_kind", "/target"));
+    let e = err(r#"{"target":{"kind":"desktop","url":"http://a.test/"},"steps":[{"action":"reload"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.target_kind", "/target/kind"));
+    let e = err(r#"{"target":{},"steps":[{"action":"reload"}]}"#);
+    assert_eq!(e.code, "flow.target_kind");
+}
+
+#[test]
+fn bad_and_cross_kind_actions() {
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload"},{"action":"frobnicate"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_action", "/steps/1/action"));
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"sendKeys","keys":["a"]}]}"#);
+    assert_eq!(e.code, "flow.unknown_action");
+    assert!(e.message.contains("terminal"), "{}", e.message);
+}
+
+#[test]
+fn duplicate_key_rejected_with_position() {
+    let e = err("{\"target\":{\"url\":\"http://a.test/\"},\n\"steps\":[{\"action\":\"reload\",\"action\":\"goto\"}]}");
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.duplicate_key", "/steps/0/action"));
+    assert_eq!(e.line, Some(2));
+}
+
+#[test]
+fn malformed_jsonc_rejected() {
+    let e = err("{\"target\": {\"url\": \"http://a.test/\"}, \"steps\": [ {\"action\": }");
+    assert_eq!(e.code, "flow.syntax");
+    assert!(e.line.is_some() && e.column.is_some());
+}
+
+#[test]
+fn step_count_bounds() {
+    let steps: Vec<String> = (0..101).map(|_| r#"{"action":"reload"}"#.to_string()).collect();
+    let e = err(&format!(r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#, steps.join(",")));
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.too_many_steps", "/steps/100"));
+    let ok: Vec<String> = (0..100).map(|_| r#"{"action":"reload"}"#.to_string()).collect();
+    assert!(parse(&format!(r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#, ok.join(","))).is_ok());
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[]}"#);
+    assert_eq!(e.code, "flow.no_steps");
+}
+
+#[test]
+fn wrong_types_and_ranges() {
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":"wide","rows":3}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.wrong_type", "/steps/0/cols"));
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":1,"rows":3}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/steps/0/cols"));
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","timeoutMs":0}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/steps/0/timeoutMs"));
+    let e = err(r#"{"version":2,"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/version"));
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"viewport":{"width":800},"steps":[{"action":"capture"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/viewport/width"));
+}
+
+#[test]
+fn keys_text_locators_matchers() {
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendKeys","keys":["Enter","\u0003"]}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_key", "/steps/0/keys/1"));
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendText","text":"a\nb"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.control_character", "/steps/0/text"));
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","testId":"b"}}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_locator", "/steps/0/locator"));
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","includes":"a","equals":"b"}]}"#);
+    assert_eq!(e.code, "flow.invalid_matcher");
+    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","regex":"(("}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_regex", "/steps/0/regex"));
+}
+
+#[test]
+fn unsafe_paths_and_origins() {
+    let e = err(r#"{"target":{"command":{"argv":["x"],"cwd":"../up"}},"steps":[{"action":"capture"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/target/command/cwd"));
+    let e = err(r#"{"target":{"serve":"/etc"},"steps":[{"action":"reload"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/target/serve"));
+    let e = err(r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://*.x.test"]},"steps":[{"action":"reload"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_origin", "/target/allowedOrigins/0"));
+    let e = err(r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://x.test/path"]},"steps":[{"action":"reload"}]}"#);
+    assert_eq!(e.code, "flow.invalid_origin");
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","name":"../x"}]}"#);
+    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/steps/0/name"));
+}
+
+#[test]
+fn too_large_rejected() {
+    let big = format!(
+        r#"{{"target":{{"command":{{"argv":["x"]}}}},"name":"{}","steps":[{{"action":"capture"}}]}}"#,
+        "a".repeat(16 * 1024 * 1024)
+    );
+    assert_eq!(err(&big).code, "flow.too_large");
+}
+
+#[test]
+fn schema_files_match_generated() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
+    let flow = std::fs::read_to_string(root.join("flow.schema.json"))
+        .expect("schemas/flow.schema.json exists (run `cargo xtask schemas`)");
+    assert!(
+        flow == qa_core::schema::flow_schema_json(),
+        "schemas/flow.schema.json drifted from the Rust types; run `cargo xtask schemas`"
+    );
+    let result = std::fs::read_to_string(root.join("result.schema.json"))
+        .expect("schemas/result.schema.json exists (run `cargo xtask schemas`)");
+    assert!(
+        result == qa_core::schema::result_schema_json(),
+        "schemas/result.schema.json drifted from the Rust types; run `cargo xtask schemas`"
+    );
+}
