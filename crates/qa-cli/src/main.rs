@@ -1,1 +1,441 @@
-fn main() {}
+//! `ui-qa` — reproduce user-visible bugs and prove fixes on real UIs.
+//!
+//! This binary only parses arguments, selects, wires and prints; the work
+//! lives in `qa-core` and the driver crates.
+
+mod drivers;
+mod guides;
+mod output;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use qa_core::driver::{Host, RunOptions};
+use qa_core::flow::{Flow, FlowError};
+use qa_core::result::{ProbeResult, RunResult, RunStatus};
+use qa_core::runner::{self, Cancel, RunRequest};
+use qa_core::secrets::Secrets;
+use qa_core::select;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Exit codes (stable).
+mod exit {
+    pub const PASSED: u8 = 0;
+    pub const FAILED: u8 = 1;
+    pub const INVALID: u8 = 2;
+    pub const BLOCKED: u8 = 3;
+    pub const TIMED_OUT: u8 = 124;
+    pub const CANCELLED: u8 = 130;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "ui-qa",
+    version,
+    about = "Reproduce user-visible bugs and prove fixes on real UIs: web pages in Chromium, terminal programs in a PTY, desktop apps through accessibility.",
+    long_about = "ui-qa runs a small declarative JSONC flow against a real surface and returns PASSED, FAILED or BLOCKED with evidence.\n\n\
+        Start with `ui-qa guide --backend browser|tui|desktop` to learn the flow vocabulary, `ui-qa check FLOW` to validate a flow without launching anything, and `ui-qa run FLOW` to run it.",
+    after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and admit a flow; launches nothing. Exit 0 when valid, 2 when not.
+    Check {
+        /// Flow file (JSONC).
+        flow: PathBuf,
+        /// Print the verdict as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show which driver would run a flow here and what is missing. Exit 0 available, 3 blocked.
+    Probe {
+        /// Flow file (JSONC).
+        flow: PathBuf,
+        /// Print the probe result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// Run one or more flows and keep their evidence.
+    Run(RunArgs),
+    /// Print one embedded guide for flow authors.
+    Guide {
+        /// Backend: browser, tui or desktop.
+        #[arg(long)]
+        backend: String,
+        /// Topic within the backend (browser: cdp, auth; tui: pty, native-terminal; desktop: linux-at-spi, windows-uia, macos-accessibility).
+        #[arg(long)]
+        topic: Option<String>,
+    },
+    /// What this host can drive, per backend.
+    Capabilities {
+        /// Print as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// Print a JSON Schema (exactly the bytes of schemas/<name>.schema.json).
+    Schema {
+        /// Which schema.
+        name: SchemaName,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SchemaName {
+    /// The flow format.
+    Flow,
+    /// The result document.
+    Result,
+}
+
+#[derive(Args, Clone)]
+struct HostArgs {
+    /// Chromium executable to use (default: $CHROME, then chromium on PATH).
+    #[arg(long, value_name = "PATH")]
+    browser: Option<PathBuf>,
+    /// Run desktop flows inside an owned Xvfb display and private session bus.
+    #[arg(long)]
+    virtual_display: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Flow files (JSONC). All are checked before any is run.
+    #[arg(required = true)]
+    flows: Vec<PathBuf>,
+    /// Print exactly the result document on stdout (an array for several flows).
+    #[arg(long)]
+    json: bool,
+    /// Workspace for run directories.
+    #[arg(long, value_name = "DIR", default_value = ".ui-qa")]
+    workspace: PathBuf,
+    /// Run id (one flow only); default: time stamp + random suffix.
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// Override the flow deadline, in milliseconds.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    timeout_ms: Option<u64>,
+    /// Environment variable whose value is a secret to redact (repeatable).
+    /// Every UI_QA_SECRET_* variable is a secret too.
+    #[arg(long, value_name = "NAME")]
+    secret_env: Vec<String>,
+    #[command(flatten)]
+    host: HostArgs,
+}
+
+impl HostArgs {
+    fn options(&self) -> RunOptions {
+        RunOptions {
+            browser: self.browser.clone(),
+            virtual_display: self.virtual_display,
+            record_video: false,
+        }
+    }
+}
+
+fn load(path: &Path) -> Result<(Flow, String), FlowError> {
+    let flow = Flow::load(path)?;
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    Ok((flow, text))
+}
+
+/// Parses and admits a flow; returns every problem.
+fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
+    let (flow, text) = load(path).map_err(|e| vec![e])?;
+    let drivers = drivers::all();
+    match select::admission_driver(&drivers, &flow) {
+        Some(d) => {
+            let errs = select::admit(d.as_ref(), &flow);
+            if errs.is_empty() {
+                Ok((flow, text))
+            } else {
+                Err(errs)
+            }
+        }
+        None => Ok((flow, text)),
+    }
+}
+
+fn print_flow_errors(path: &Path, errors: &[FlowError]) {
+    for e in errors {
+        let pos = match (e.line, e.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", path.display()),
+            _ => path.display().to_string(),
+        };
+        let ptr = if e.pointer.is_empty() {
+            "(document)".to_string()
+        } else {
+            e.pointer.clone()
+        };
+        eprintln!("error[{}]: {pos}: at {ptr}: {}", e.code, e.message);
+    }
+}
+
+fn cmd_check(path: &Path, json: bool) -> u8 {
+    match check_flow(path) {
+        Ok((flow, _)) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"valid": true, "kind": flow.kind().as_str(), "steps": flow.steps.len(), "errors": []})
+                );
+            } else {
+                let d = select::admission_driver(&drivers::all(), &flow)
+                    .map(|d| d.id().to_string())
+                    .unwrap_or_default();
+                eprintln!(
+                    "ok: {} is a valid {} flow with {} step(s) for {d}",
+                    path.display(),
+                    flow.kind().as_str(),
+                    flow.steps.len()
+                );
+            }
+            exit::PASSED
+        }
+        Err(errors) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"valid": false, "errors": errors})
+                );
+            } else {
+                print_flow_errors(path, &errors);
+            }
+            exit::INVALID
+        }
+    }
+}
+
+async fn cmd_probe(path: &Path, json: bool, host: &HostArgs) -> u8 {
+    let flow = match check_flow(path) {
+        Ok((f, _)) => f,
+        Err(errors) => {
+            print_flow_errors(path, &errors);
+            return exit::INVALID;
+        }
+    };
+    let drivers = drivers::all();
+    let Some(sel) = select::select(&drivers, &flow, &Host::current(), &host.options()).await else {
+        eprintln!("error: no driver handles {} flows", flow.kind().as_str());
+        return exit::INVALID;
+    };
+    let available = sel.probe.available();
+    let handoff = (!available).then(|| qa_core::result::BlockedHandoff {
+        backend: sel.selection.selected_backend.clone(),
+        platform_driver: sel.selection.platform_driver.clone(),
+        platform: sel.selection.platform.clone(),
+        reason_code: qa_core::result::BlockedReasonCode::MissingCapability,
+        missing_capabilities: sel.probe.missing.clone(),
+        reason: sel.selection.why_selected.clone(),
+        remediation: sel
+            .probe
+            .missing
+            .iter()
+            .map(|m| format!("{}: {}", m.id, m.remediation))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        manual_action_required: true,
+        automatic_remediation_attempted: false,
+    });
+    let result = ProbeResult {
+        status: if available { "AVAILABLE" } else { "BLOCKED" }.into(),
+        selection: sel.selection,
+        blocked_handoff: handoff,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&result).expect("json"));
+    } else {
+        output::print_probe(&result);
+    }
+    if available {
+        exit::PASSED
+    } else {
+        exit::BLOCKED
+    }
+}
+
+fn exit_for(r: &RunResult) -> u8 {
+    if r.cancelled {
+        exit::CANCELLED
+    } else if r.timed_out {
+        exit::TIMED_OUT
+    } else {
+        match r.status {
+            RunStatus::Passed => exit::PASSED,
+            RunStatus::Failed => exit::FAILED,
+            RunStatus::Blocked => exit::BLOCKED,
+        }
+    }
+}
+
+fn severity(code: u8) -> u8 {
+    match code {
+        exit::CANCELLED => 5,
+        exit::TIMED_OUT => 4,
+        exit::FAILED => 3,
+        exit::BLOCKED => 2,
+        _ => 0,
+    }
+}
+
+async fn cmd_run(args: &RunArgs) -> u8 {
+    if args.run_id.is_some() && args.flows.len() > 1 {
+        eprintln!("error: --run-id names one run; pass one flow or drop --run-id");
+        return exit::INVALID;
+    }
+    if let Some(id) = &args.run_id {
+        if qa_core::evidence::check_name(id).is_err() || id.starts_with('.') {
+            eprintln!("error: --run-id {id:?} must be a plain name (letters, digits, - _ .)");
+            return exit::INVALID;
+        }
+    }
+    // Check every flow before launching anything.
+    let mut flows = Vec::new();
+    let mut invalid = false;
+    for p in &args.flows {
+        match check_flow(p) {
+            Ok(f) => flows.push((p.clone(), f)),
+            Err(errors) => {
+                print_flow_errors(p, &errors);
+                invalid = true;
+            }
+        }
+    }
+    if invalid {
+        return exit::INVALID;
+    }
+    let secrets = Arc::new(Secrets::from_env());
+    for name in &args.secret_env {
+        match std::env::var(name) {
+            Ok(v) => secrets.add(&v),
+            Err(_) => {
+                eprintln!("error: --secret-env {name}: that environment variable is not set");
+                return exit::INVALID;
+            }
+        }
+    }
+    let drivers = drivers::all();
+    let mut results = Vec::new();
+    let mut worst = exit::PASSED;
+    let cancel = Cancel::new();
+    let processes = Arc::new(qa_core::process::ProcessOwner::new());
+    {
+        let cancel = cancel.clone();
+        let processes = processes.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("ui-qa: cancelling; cleanup is bounded. Press Ctrl-C again to end owned processes now.");
+                cancel.cancel();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("ui-qa: ending owned processes now");
+                    processes.kill_all_now();
+                }
+            }
+        });
+    }
+    for (path, (flow, text)) in flows {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let sink = output::HumanProgress::new(&path, !args.json);
+        let mut req = RunRequest::new(flow, text, args.workspace.clone());
+        req.run_id = args.run_id.clone();
+        req.timeout_ms = args.timeout_ms;
+        req.options = args.host.options();
+        req.secrets = secrets.clone();
+        req.processes = processes.clone();
+        req.cancel = cancel.clone();
+        match runner::run(&drivers, req, &sink).await {
+            Ok(r) => {
+                if !args.json {
+                    output::print_summary(&path, &r, &secrets);
+                }
+                let code = exit_for(&r);
+                if severity(code) > severity(worst) {
+                    worst = code;
+                }
+                results.push(r);
+            }
+            Err(e) => {
+                eprintln!("error: {}: {}", path.display(), secrets.redact(&e.to_string()));
+                return exit::INVALID;
+            }
+        }
+    }
+    if args.json {
+        let out = if results.len() == 1 {
+            serde_json::to_string_pretty(&results[0])
+        } else {
+            serde_json::to_string_pretty(&results)
+        };
+        println!("{}", secrets.redact(&out.expect("json")));
+    }
+    if cancel.is_cancelled() && worst != exit::CANCELLED {
+        return exit::CANCELLED;
+    }
+    worst
+}
+
+fn cmd_guide(backend: &str, topic: Option<&str>) -> u8 {
+    match guides::find(backend, topic) {
+        Ok(g) if g.text.len() > guides::MAX_GUIDE_BYTES => {
+            eprintln!("error: guide.too_large: the embedded guide exceeds its size bound");
+            exit::INVALID
+        }
+        Ok(g) => {
+            print!("{}", g.text);
+            exit::PASSED
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            if let guides::GuideError::UnknownTopic(_) | guides::GuideError::Traversal(_) = e {
+                eprintln!("topics for {backend}: {}", guides::topics(backend).join(", "));
+            }
+            exit::INVALID
+        }
+    }
+}
+
+async fn cmd_capabilities(json: bool, host: &HostArgs) -> u8 {
+    let report = drivers::capabilities(&host.options()).await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+    } else {
+        output::print_capabilities(&report);
+    }
+    exit::PASSED
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let code = rt.block_on(async {
+        match &cli.command {
+            Command::Check { flow, json } => cmd_check(flow, *json),
+            Command::Probe { flow, json, host } => cmd_probe(flow, *json, host).await,
+            Command::Run(args) => cmd_run(args).await,
+            Command::Guide { backend, topic } => cmd_guide(backend, topic.as_deref()),
+            Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
+            Command::Schema { name } => {
+                match name {
+                    SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),
+                    SchemaName::Result => print!("{}", qa_core::schema::result_schema_json()),
+                }
+                exit::PASSED
+            }
+        }
+    });
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    ExitCode::from(code)
+}

@@ -1,0 +1,112 @@
+//! The drivers this binary wires in, in preference order per target kind.
+
+use qa_core::driver::{Backend, Host, RunOptions, SurfaceDriver};
+use qa_core::flow::Flow;
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Every driver, preferred first within each target kind.
+pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
+    let mut v: Vec<Arc<dyn SurfaceDriver>> = Vec::new();
+    // Desktop: the host's own platform driver first.
+    let desktop: Vec<Arc<dyn SurfaceDriver>> = vec![
+        Arc::new(qa_macos::MacosDesktopDriver::new()),
+        Arc::new(qa_windows::WindowsDesktopDriver::new()),
+    ];
+    let os = std::env::consts::OS;
+    let (mut native, mut other): (Vec<_>, Vec<_>) = desktop
+        .into_iter()
+        .partition(|d| platform_of(d.id().name) == os);
+    v.append(&mut native);
+    v.append(&mut other);
+    v
+}
+
+fn platform_of(driver: &str) -> &'static str {
+    match driver {
+        "linux-at-spi" => "linux",
+        "macos-accessibility" => "macos",
+        "windows-uia" => "windows",
+        _ => "any",
+    }
+}
+
+/// One driver's line in `ui-qa capabilities`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DriverCapabilities {
+    /// Driver id.
+    pub driver: String,
+    /// Whether it can run a typical flow here.
+    pub available: bool,
+    /// What it found.
+    pub supported_capabilities: Vec<qa_core::driver::Capability>,
+    /// What is missing.
+    pub missing_capabilities: Vec<qa_core::driver::MissingCapability>,
+    /// Actions it performs.
+    pub actions: Vec<&'static str>,
+}
+
+/// One backend's section in `ui-qa capabilities`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackendCapabilities {
+    /// `browser`, `tui` or `desktop`.
+    pub backend: &'static str,
+    /// Whether any driver is available.
+    pub available: bool,
+    /// Drivers, preferred first.
+    pub drivers: Vec<DriverCapabilities>,
+}
+
+/// The `ui-qa capabilities` report.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityReport {
+    /// Host platform.
+    pub platform: &'static str,
+    /// Per backend.
+    pub backends: Vec<BackendCapabilities>,
+}
+
+fn representative(backend: Backend) -> Flow {
+    let text = match backend {
+        Backend::Browser => r#"{"target":{"url":"about:blank"},"steps":[{"action":"reload"}]}"#,
+        Backend::Tui => r#"{"target":{"command":{"argv":["sh"]}},"steps":[{"action":"capture"}]}"#,
+        Backend::Desktop => {
+            r#"{"target":{"application":{"launch":{"argv":["true"]}}},"steps":[{"action":"activateWindow"}]}"#
+        }
+    };
+    Flow::parse(text, Path::new(".")).expect("representative flow parses")
+}
+
+/// Probes every driver with a representative flow of its kind.
+pub async fn capabilities(options: &RunOptions) -> CapabilityReport {
+    let host = Host::current();
+    let drivers = all();
+    let mut backends = Vec::new();
+    for b in [Backend::Browser, Backend::Tui, Backend::Desktop] {
+        let flow = representative(b);
+        let mut list = Vec::new();
+        for d in drivers.iter().filter(|d| d.id().backend == b) {
+            let p = d.probe(&flow, &host, options).await;
+            list.push(DriverCapabilities {
+                driver: d.id().to_string(),
+                available: p.available(),
+                supported_capabilities: p.present,
+                missing_capabilities: p.missing,
+                actions: d.supports().actions.clone(),
+            });
+        }
+        backends.push(BackendCapabilities {
+            backend: b.as_str(),
+            available: list.iter().any(|d| d.available),
+            drivers: list,
+        });
+    }
+    CapabilityReport {
+        platform: host.os,
+        backends,
+    }
+}
