@@ -1,0 +1,318 @@
+//! Runner semantics, isolated with a scripted in-process driver: stages,
+//! deadlines, the retry cadence, bounded cleanup after failure, timeout and
+//! cancel, BLOCKED handoffs, and redaction. (The real surfaces are tested in
+//! each driver crate and end to end through the binary.)
+
+use async_trait::async_trait;
+use qa_core::driver::*;
+use qa_core::flow::{Action, Flow, LocatorKind, TargetKind, TerminalAction};
+use qa_core::progress::NoProgress;
+use qa_core::result::{RunStatus, StepStatus};
+use qa_core::runner::{self, Cancel, RunRequest};
+use qa_core::{Deadline, Secrets, Step};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct Flags {
+    opened: AtomicBool,
+    closed: AtomicBool,
+    verifies: AtomicU32,
+}
+
+struct Scripted {
+    missing: bool,
+    flags: Arc<Flags>,
+    support: StepSupport,
+}
+
+impl Scripted {
+    fn new(missing: bool) -> (Arc<dyn SurfaceDriver>, Arc<Flags>) {
+        let flags = Arc::new(Flags::default());
+        let d = Scripted {
+            missing,
+            flags: flags.clone(),
+            support: StepSupport {
+                actions: TerminalAction::NAMES.to_vec(),
+                locators: vec![LocatorKind::Text],
+            },
+        };
+        (Arc::new(d), flags)
+    }
+}
+
+struct Session {
+    flags: Arc<Flags>,
+    opened_at: Instant,
+    ctx: SessionContext,
+}
+
+#[async_trait]
+impl SurfaceDriver for Scripted {
+    fn id(&self) -> DriverId {
+        DriverId {
+            backend: Backend::Tui,
+            name: "scripted",
+        }
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Terminal
+    }
+    fn supports(&self) -> &StepSupport {
+        &self.support
+    }
+    async fn probe(&self, _f: &Flow, _h: &Host, _o: &RunOptions) -> Probe {
+        Probe {
+            driver: self.id(),
+            present: vec![Capability {
+                id: "script".into(),
+                detail: "in-process".into(),
+            }],
+            missing: if self.missing {
+                vec![MissingCapability {
+                    id: "widget".into(),
+                    reason: "no widget here".into(),
+                    remediation: "install a widget".into(),
+                }]
+            } else {
+                vec![]
+            },
+            presentation: Some("script".into()),
+            platform: "linux",
+            guide_topic: "pty",
+        }
+    }
+    async fn open(&self, _f: &Flow, ctx: SessionContext) -> Result<Box<dyn SurfaceSession>, DriverError> {
+        self.flags.opened.store(true, Ordering::SeqCst);
+        Ok(Box::new(Session {
+            flags: self.flags.clone(),
+            opened_at: Instant::now(),
+            ctx,
+        }))
+    }
+}
+
+#[async_trait]
+impl SurfaceSession for Session {
+    async fn observe(&mut self) -> Result<Observation, DriverError> {
+        Ok(Observation::default())
+    }
+    async fn perform(&mut self, step: &Step, _d: Deadline) -> Result<StepOutcome, DriverError> {
+        match &step.action {
+            Action::Terminal(TerminalAction::SendText(t)) => {
+                if let Some(ms) = t.text.strip_prefix("sleep ") {
+                    tokio::time::sleep(Duration::from_millis(ms.parse().unwrap())).await;
+                    Ok(StepOutcome::default())
+                } else if t.text.starts_with("fail") {
+                    Err(DriverError::new("script.failed", format!("could not type {}", t.text)))
+                } else {
+                    Ok(StepOutcome {
+                        detail: Some("typed".into()),
+                        ..Default::default()
+                    })
+                }
+            }
+            Action::Terminal(TerminalAction::Capture(_)) => {
+                let name = self.ctx.evidence.unique_name(
+                    qa_core::ArtifactGroup::TerminalCaptures,
+                    &step.evidence_name(),
+                    "txt",
+                );
+                let a = self
+                    .ctx
+                    .evidence
+                    .write(qa_core::ArtifactGroup::TerminalCaptures, &name, b"screen", Some(step.index + 1))
+                    .unwrap();
+                Ok(StepOutcome {
+                    artifacts: a.into_iter().collect(),
+                    ..Default::default()
+                })
+            }
+            _ => Ok(StepOutcome::default()),
+        }
+    }
+    async fn verify(&mut self, step: &Step, _d: Deadline) -> Result<Verdict, DriverError> {
+        self.flags.verifies.fetch_add(1, Ordering::SeqCst);
+        match &step.action {
+            Action::Terminal(TerminalAction::WaitForText(q)) => {
+                let t = q.text.as_deref().unwrap_or("");
+                if let Some(ms) = t.strip_prefix("after ") {
+                    let ms: u64 = ms.parse().unwrap();
+                    if self.opened_at.elapsed() >= Duration::from_millis(ms) {
+                        Ok(Verdict::Holds)
+                    } else {
+                        Ok(Verdict::NotYet {
+                            observed: "not yet".into(),
+                        })
+                    }
+                } else if t == "impossible" {
+                    Ok(Verdict::Fails {
+                        reason: "the program exited".into(),
+                    })
+                } else {
+                    Ok(Verdict::NotYet {
+                        observed: "screen without it".into(),
+                    })
+                }
+            }
+            _ => Ok(Verdict::Holds),
+        }
+    }
+    async fn close(self: Box<Self>, _d: Deadline) -> CloseResult {
+        self.flags.closed.store(true, Ordering::SeqCst);
+        CloseResult::default()
+    }
+}
+
+fn flow(steps: &str, timeout: Option<u64>) -> Flow {
+    let t = timeout.map(|t| format!(r#""timeoutMs":{t},"#)).unwrap_or_default();
+    Flow::parse(
+        &format!(r#"{{{t}"target":{{"command":{{"argv":["x"]}}}},"steps":[{steps}]}}"#),
+        Path::new("/tmp"),
+    )
+    .unwrap()
+}
+
+async fn run(
+    driver: Arc<dyn SurfaceDriver>,
+    f: Flow,
+    tweak: impl FnOnce(&mut RunRequest),
+) -> (qa_core::result::RunResult, tempfile::TempDir) {
+    let ws = tempfile::tempdir().unwrap();
+    let mut req = RunRequest::new(f, "{}".into(), ws.path().to_path_buf());
+    req.cleanup_timeout = Duration::from_secs(5);
+    tweak(&mut req);
+    let r = runner::run(&[driver], req, &NoProgress).await.unwrap();
+    (r, ws)
+}
+
+#[tokio::test]
+async fn passing_flow_writes_result_and_evidence() {
+    let (d, flags) = Scripted::new(false);
+    let f = flow(
+        r#"{"action":"sendText","text":"hi"},{"action":"waitForText","text":"after 150"},{"action":"capture"},{"action":"capture"},{"action":"waitForTimeout","ms":10}"#,
+        None,
+    );
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Passed, "{r:?}");
+    assert!(flags.closed.load(Ordering::SeqCst));
+    assert_eq!(r.steps.len(), 5);
+    assert!(r.steps.iter().all(|s| s.status == StepStatus::Passed));
+    assert!(r.assertions[0].passed && r.assertions[0].attempts >= 2);
+    // Two unnamed captures get collision-free names from action and step index.
+    let names: Vec<&str> = r
+        .artifacts
+        .terminal_captures
+        .iter()
+        .map(|a| a.path.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(names, ["capture-step3.txt", "capture-step4.txt"]);
+    let dir = Path::new(&r.evidence_dir);
+    assert!(dir.join("result.json").is_file());
+    assert!(dir.join("progress.jsonl").is_file());
+    assert!(dir.join("flow.jsonc").is_file());
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(written, serde_json::to_value(&r).unwrap());
+    assert_eq!(r.selection.guide.backend, "tui");
+    assert_eq!(r.selection.guide.topic, "pty");
+}
+
+#[tokio::test]
+async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
+    let (d, flags) = Scripted::new(false);
+    let f = flow(r#"{"action":"waitForText","text":"never","timeoutMs":400},{"action":"capture"}"#, None);
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Failed);
+    assert!(!r.timed_out);
+    assert_eq!(r.stage, "step 1 waitForText");
+    assert_eq!(r.steps[0].status, StepStatus::Failed);
+    assert_eq!(r.steps[1].status, StepStatus::Skipped);
+    assert!(r.steps[0].reason.as_deref().unwrap().contains("400 ms"));
+    assert!(flags.verifies.load(Ordering::SeqCst) >= 3, "retried on the cadence");
+    assert!(flags.closed.load(Ordering::SeqCst), "cleanup ran after the failure");
+    assert!(Path::new(&r.evidence_dir).join("result.json").is_file());
+}
+
+#[tokio::test]
+async fn impossible_assertion_stops_retrying() {
+    let (d, flags) = Scripted::new(false);
+    let f = flow(r#"{"action":"waitForText","text":"impossible","timeoutMs":5000}"#, None);
+    let t = Instant::now();
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(flags.verifies.load(Ordering::SeqCst), 1);
+    assert!(t.elapsed() < Duration::from_secs(4), "did not wait out the deadline");
+}
+
+#[tokio::test]
+async fn flow_timeout_names_the_stage_and_still_cleans_up() {
+    let (d, flags) = Scripted::new(false);
+    let f = flow(r#"{"action":"sendText","text":"ok"},{"action":"sendText","text":"sleep 20000"}"#, Some(600));
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Failed);
+    assert!(r.timed_out);
+    assert_eq!(r.stage, "step 2 sendText");
+    assert_eq!(r.steps[1].status, StepStatus::TimedOut);
+    assert!(flags.closed.load(Ordering::SeqCst));
+    assert!(Path::new(&r.evidence_dir).join("result.json").is_file());
+}
+
+#[tokio::test]
+async fn missing_capability_is_blocked_with_handoff_and_nothing_opened() {
+    let (d, flags) = Scripted::new(true);
+    let f = flow(r#"{"action":"capture"}"#, None);
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Blocked);
+    let h = r.blocked_handoff.unwrap();
+    assert!(h.manual_action_required);
+    assert!(!h.automatic_remediation_attempted);
+    assert_eq!(h.missing_capabilities[0].id, "widget");
+    assert!(h.remediation.contains("install a widget"));
+    assert!(!flags.opened.load(Ordering::SeqCst));
+    assert_eq!(r.steps[0].status, StepStatus::Skipped);
+}
+
+#[tokio::test]
+async fn cancel_stops_the_step_and_cleans_up() {
+    let (d, flags) = Scripted::new(false);
+    let f = flow(r#"{"action":"sendText","text":"sleep 20000"}"#, None);
+    let cancel = Cancel::new();
+    let c2 = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        c2.cancel();
+    });
+    let (r, _ws) = run(d, f, |req| req.cancel = cancel).await;
+    assert!(r.cancelled);
+    assert_eq!(r.status, RunStatus::Failed);
+    assert!(flags.closed.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn secrets_never_leave_the_runner() {
+    let (d, _flags) = Scripted::new(false);
+    let secret = "pa55-w0rd-XYZ";
+    let text = format!(
+        r#"{{"target":{{"command":{{"argv":["x"]}}}},"steps":[{{"action":"sendText","text":"fail {secret}"}}]}}"#
+    );
+    let f = Flow::parse(&text, Path::new("/tmp")).unwrap();
+    let secrets = Arc::new(Secrets::new());
+    secrets.add(secret);
+    let (r, _ws) = run(d, f, |req| {
+        req.secrets = secrets.clone();
+        req.flow_text = text.clone();
+    })
+    .await;
+    assert_eq!(r.status, RunStatus::Failed);
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(!json.contains(secret), "secret in result: {json}");
+    assert!(json.contains("[REDACTED]"), "the failure reason was redacted, not dropped");
+    let dir = Path::new(&r.evidence_dir);
+    for f in ["result.json", "progress.jsonl", "flow.jsonc"] {
+        let body = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(!body.contains(secret), "secret in {f}");
+    }
+}
