@@ -15,12 +15,18 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ("xauth", "desktop tests (Xvfb helpers)"),
     ("dbus", "desktop tests (private session bus)"),
     ("dbus-x11", "desktop tests (dbus-launch)"),
-    ("at-spi2-core", "desktop tests (accessibility bus and registry)"),
+    (
+        "at-spi2-core",
+        "desktop tests (accessibility bus and registry)",
+    ),
     ("gtk-3-examples", "desktop tests (gtk3-demo)"),
     ("gtk-4-examples", "desktop tests (gtk4-demo)"),
     ("zenity", "desktop tests (dialogs)"),
     ("gnome-calculator", "desktop tests (calculator)"),
-    ("python3-gi", "desktop fixture app (GTK via Debian's python3)"),
+    (
+        "python3-gi",
+        "desktop fixture app (GTK via Debian's python3)",
+    ),
     ("gir1.2-gtk-3.0", "desktop fixture app (GTK 3 typelib)"),
     ("xterm", "desktop tests (an app without AT-SPI)"),
     ("vim", "terminal tests (vim)"),
@@ -29,7 +35,10 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ("dialog", "terminal tests (dialog)"),
     ("python3", "terminal tests (python REPL)"),
     ("procps", "process tests (ps, pkill for diagnostics)"),
-    ("fonts-dejavu-core", "readable text in Chromium and GTK screenshots"),
+    (
+        "fonts-dejavu-core",
+        "readable text in Chromium and GTK screenshots",
+    ),
 ];
 
 fn root() -> PathBuf {
@@ -69,7 +78,10 @@ fn deps() -> bool {
     }
     let missing: Vec<&str> = names.iter().copied().filter(|p| !installed(p)).collect();
     if missing.is_empty() {
-        eprintln!("xtask deps: all {} Debian packages are installed", names.len());
+        eprintln!(
+            "xtask deps: all {} Debian packages are installed",
+            names.len()
+        );
         return true;
     }
     eprintln!("xtask deps: installing {}", missing.join(" "));
@@ -87,12 +99,10 @@ fn deps() -> bool {
         return false;
     }
     let ok = run(Command::new("apt-get").args(["update", "-qq"]))
-        && run(
-            Command::new("apt-get")
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .args(["install", "-y", "-qq", "--no-install-recommends"])
-                .args(&missing),
-        );
+        && run(Command::new("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(&missing));
     if !ok {
         eprintln!(
             "xtask deps: install failed; run by hand: apt-get install -y {}",
@@ -139,7 +149,14 @@ fn test() -> bool {
 
 fn ci() -> bool {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
-        && run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+        && run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
         && test()
 }
 

@@ -154,20 +154,42 @@ mod tests {
     #[test]
     fn guides_are_bounded_and_non_empty() {
         for g in GUIDES {
-            assert!(g.text.len() > 200, "{}/{:?} is too short", g.backend, g.topic);
-            assert!(g.text.len() <= MAX_GUIDE_BYTES, "{}/{:?} too big", g.backend, g.topic);
+            assert!(
+                g.text.len() > 200,
+                "{}/{:?} is too short",
+                g.backend,
+                g.topic
+            );
+            assert!(
+                g.text.len() <= MAX_GUIDE_BYTES,
+                "{}/{:?} too big",
+                g.backend,
+                g.topic
+            );
         }
     }
 
     #[test]
     fn allowlist_is_enforced() {
         assert!(find("tui", Some("pty")).is_ok());
-        assert!(matches!(find("tui", Some("../desktop")), Err(GuideError::Traversal(_))));
+        assert!(matches!(
+            find("tui", Some("../desktop")),
+            Err(GuideError::Traversal(_))
+        ));
         assert!(matches!(
             find("tui", Some("windows-uia")),
-            Err(GuideError::CrossBackend { belongs_to: "desktop", .. })
+            Err(GuideError::CrossBackend {
+                belongs_to: "desktop",
+                ..
+            })
         ));
-        assert!(matches!(find("tui", Some("nope")), Err(GuideError::UnknownTopic(_))));
-        assert!(matches!(find("web", None), Err(GuideError::UnknownBackend(_))));
+        assert!(matches!(
+            find("tui", Some("nope")),
+            Err(GuideError::UnknownTopic(_))
+        ));
+        assert!(matches!(
+            find("web", None),
+            Err(GuideError::UnknownBackend(_))
+        ));
     }
 }

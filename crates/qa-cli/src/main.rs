@@ -202,10 +202,7 @@ fn cmd_check(path: &Path, json: bool) -> u8 {
         }
         Err(errors) => {
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"valid": false, "errors": errors})
-                );
+                println!("{}", serde_json::json!({"valid": false, "errors": errors}));
             } else {
                 print_flow_errors(path, &errors);
             }
@@ -365,7 +362,11 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 results.push(r);
             }
             Err(e) => {
-                eprintln!("error: {}: {}", path.display(), secrets.redact(&e.to_string()));
+                eprintln!(
+                    "error: {}: {}",
+                    path.display(),
+                    secrets.redact(&e.to_string())
+                );
                 return exit::INVALID;
             }
         }
@@ -397,7 +398,10 @@ fn cmd_guide(backend: &str, topic: Option<&str>) -> u8 {
         Err(e) => {
             eprintln!("error: {e}");
             if let guides::GuideError::UnknownTopic(_) | guides::GuideError::Traversal(_) = e {
-                eprintln!("topics for {backend}: {}", guides::topics(backend).join(", "));
+                eprintln!(
+                    "topics for {backend}: {}",
+                    guides::topics(backend).join(", ")
+                );
             }
             exit::INVALID
         }

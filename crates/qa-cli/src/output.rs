@@ -71,11 +71,7 @@ pub fn print_summary(flow: &Path, r: &RunResult, secrets: &Secrets) {
     if r.cancelled {
         status.push_str(" (cancelled)");
     }
-    eprintln!(
-        "{status}: {} in {} ms",
-        flow.display(),
-        r.duration_ms
-    );
+    eprintln!("{status}: {} in {} ms", flow.display(), r.duration_ms);
     if let Some(reason) = &r.reason {
         eprintln!("  reason: {}", secrets.redact(reason));
     }
@@ -160,16 +156,15 @@ pub fn print_capabilities(r: &CapabilityReport) {
             if b.available { "available" } else { "blocked" }
         );
         for d in &b.drivers {
-            println!(
-                "  {} {}",
-                if d.available { "[x]" } else { "[ ]" },
-                d.driver
-            );
+            println!("  {} {}", if d.available { "[x]" } else { "[ ]" }, d.driver);
             for c in &d.supported_capabilities {
                 println!("      have {}: {}", c.id, c.detail);
             }
             for m in &d.missing_capabilities {
-                println!("      missing {}: {} (fix: {})", m.id, m.reason, m.remediation);
+                println!(
+                    "      missing {}: {} (fix: {})",
+                    m.id, m.reason, m.remediation
+                );
             }
         }
     }

@@ -28,47 +28,64 @@ fn invalid_flows_exit_2_with_pointer_and_code_and_launch_nothing() {
     let marker = dir.path().join("LAUNCHED");
     let m = marker.display().to_string();
     let touch = format!(r#"["sh","-c","touch {m}"]"#);
-    let many: Vec<String> = (0..101).map(|_| r#"{"action":"capture"}"#.to_string()).collect();
+    let many: Vec<String> = (0..101)
+        .map(|_| r#"{"action":"capture"}"#.to_string())
+        .collect();
     let cases: Vec<(&str, String, &str, &str)> = vec![
         (
             "unknown-field",
-            format!(r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"capture","colour":"red"}}]}}"#),
+            format!(
+                r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"capture","colour":"red"}}]}}"#
+            ),
             "flow.unknown_field",
             "/steps/0/colour",
         ),
         (
             "two-kinds",
-            format!(r#"{{"target":{{"url":"http://127.0.0.1:9/","command":{{"argv":{touch}}}}},"steps":[{{"action":"capture"}}]}}"#),
+            format!(
+                r#"{{"target":{{"url":"http://127.0.0.1:9/","command":{{"argv":{touch}}}}},"steps":[{{"action":"capture"}}]}}"#
+            ),
             "flow.target_kind",
             "/target",
         ),
         (
             "bad-action",
-            format!(r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"explode"}}]}}"#),
+            format!(
+                r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"explode"}}]}}"#
+            ),
             "flow.unknown_action",
             "/steps/0/action",
         ),
         (
             "css-on-desktop",
-            format!(r#"{{"target":{{"application":{{"launch":{{"argv":{touch}}}}}}},"steps":[{{"action":"activate","locator":{{"css":"button.ok"}}}}]}}"#),
+            format!(
+                r#"{{"target":{{"application":{{"launch":{{"argv":{touch}}}}}}},"steps":[{{"action":"activate","locator":{{"css":"button.ok"}}}}]}}"#
+            ),
             "flow.unsupported_locator",
             "/steps/0/locator/css",
         ),
         (
             "101-steps",
-            format!(r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{}]}}"#, many.join(",")),
+            format!(
+                r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{}]}}"#,
+                many.join(",")
+            ),
             "flow.too_many_steps",
             "/steps/100",
         ),
         (
             "malformed",
-            format!("{{\"target\":{{\"command\":{{\"argv\":{touch}}}}},\"steps\":[{{\"action\": ]}}"),
+            format!(
+                "{{\"target\":{{\"command\":{{\"argv\":{touch}}}}},\"steps\":[{{\"action\": ]}}"
+            ),
             "flow.syntax",
             "(document)",
         ),
         (
             "duplicate-key",
-            format!(r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"capture","action":"capture"}}]}}"#),
+            format!(
+                r#"{{"target":{{"command":{{"argv":{touch}}}}},"steps":[{{"action":"capture","action":"capture"}}]}}"#
+            ),
             "flow.duplicate_key",
             "/steps/0/action",
         ),
@@ -84,12 +101,21 @@ fn invalid_flows_exit_2_with_pointer_and_code_and_launch_nothing() {
             let o = cmd.output().unwrap();
             assert_eq!(o.status.code(), Some(2), "{sub} {name}: {}", stderr(&o));
             let err = stderr(&o);
-            assert!(err.contains(code), "{sub} {name}: missing code {code} in {err}");
-            assert!(err.contains(pointer), "{sub} {name}: missing pointer {pointer} in {err}");
+            assert!(
+                err.contains(code),
+                "{sub} {name}: missing code {code} in {err}"
+            );
+            assert!(
+                err.contains(pointer),
+                "{sub} {name}: missing pointer {pointer} in {err}"
+            );
         }
         assert!(!marker.exists(), "{name}: something was launched");
     }
-    assert!(!dir.path().join("ws").exists(), "run created a workspace for an invalid flow");
+    assert!(
+        !dir.path().join("ws").exists(),
+        "run created a workspace for an invalid flow"
+    );
 }
 
 #[test]
@@ -129,17 +155,26 @@ fn schema_prints_the_committed_bytes() {
         let o = ui_qa().args(["schema", name]).output().unwrap();
         assert_eq!(o.status.code(), Some(0));
         let committed = std::fs::read(root().join(format!("schemas/{name}.schema.json"))).unwrap();
-        assert!(o.stdout == committed, "ui-qa schema {name} differs from schemas/{name}.schema.json");
+        assert!(
+            o.stdout == committed,
+            "ui-qa schema {name} differs from schemas/{name}.schema.json"
+        );
     }
 }
 
 #[test]
 fn guide_allowlist() {
-    let o = ui_qa().args(["guide", "--backend", "tui", "--topic", "pty"]).output().unwrap();
+    let o = ui_qa()
+        .args(["guide", "--backend", "tui", "--topic", "pty"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("PTY") || text.contains("pty"));
-    assert_eq!(text, std::fs::read_to_string(root().join("guides/tui/pty.md")).unwrap());
+    assert_eq!(
+        text,
+        std::fs::read_to_string(root().join("guides/tui/pty.md")).unwrap()
+    );
     for bad in [
         vec!["guide", "--backend", "tui", "--topic", "../desktop"],
         vec!["guide", "--backend", "tui", "--topic", "windows-uia"],
@@ -152,17 +187,28 @@ fn guide_allowlist() {
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
         assert!(o.stdout.is_empty(), "{bad:?} printed a document");
     }
-    let o = ui_qa().args(["guide", "--backend", "desktop"]).output().unwrap();
+    let o = ui_qa()
+        .args(["guide", "--backend", "desktop"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0));
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    for bad in [vec!["run"], vec!["frobnicate"], vec!["schema", "auth2"], vec!["run", "--timeout-ms", "0", "x.jsonc"]] {
+    for bad in [
+        vec!["run"],
+        vec!["frobnicate"],
+        vec!["schema", "auth2"],
+        vec!["run", "--timeout-ms", "0", "x.jsonc"],
+    ] {
         let o = ui_qa().args(&bad).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
     }
-    let o = ui_qa().args(["run", "/nonexistent/flow.jsonc"]).output().unwrap();
+    let o = ui_qa()
+        .args(["run", "/nonexistent/flow.jsonc"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("flow.io"));
 }
@@ -172,6 +218,11 @@ fn capabilities_json_lists_every_backend() {
     let o = ui_qa().args(["capabilities", "--json"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let names: Vec<&str> = v["backends"].as_array().unwrap().iter().map(|b| b["backend"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["backend"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["browser", "tui", "desktop"]);
 }

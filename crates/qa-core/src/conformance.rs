@@ -34,7 +34,9 @@ pub const CLOSE_BOUND: Duration = Duration::from_secs(20);
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(s) => !matches!(
-            s.rsplit(')').next().and_then(|r| r.split_whitespace().next()),
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
             Some("Z") | Some("X")
         ),
         Err(_) => false,
@@ -58,13 +60,21 @@ pub async fn run_flow(
 /// A BLOCKED probe must name what is missing and how to fix it; an available
 /// one must report what it found.
 pub async fn probe_is_honest(driver: &dyn SurfaceDriver, flow: &Flow) -> Result<(), String> {
-    let p = driver.probe(flow, &Host::current(), &RunOptions::default()).await;
+    let p = driver
+        .probe(flow, &Host::current(), &RunOptions::default())
+        .await;
     if p.driver != driver.id() {
-        return Err(format!("probe answered for {} not {}", p.driver, driver.id()));
+        return Err(format!(
+            "probe answered for {} not {}",
+            p.driver,
+            driver.id()
+        ));
     }
     for m in &p.missing {
         if m.id.is_empty() || m.reason.is_empty() || m.remediation.is_empty() {
-            return Err(format!("missing capability without id/reason/remediation: {m:?}"));
+            return Err(format!(
+                "missing capability without id/reason/remediation: {m:?}"
+            ));
         }
     }
     if p.available() && p.present.is_empty() {
@@ -81,7 +91,8 @@ pub async fn close_is_bounded_and_clean(
 ) -> Result<(), String> {
     let ws = std::env::temp_dir().join(format!("ui-qa-conformance-{}", runner::new_run_id()));
     let secrets = Arc::new(Secrets::new());
-    let evidence = Arc::new(Evidence::create(&ws, "close", secrets.clone()).map_err(|e| e.to_string())?);
+    let evidence =
+        Arc::new(Evidence::create(&ws, "close", secrets.clone()).map_err(|e| e.to_string())?);
     let processes = Arc::new(ProcessOwner::new());
     let ctx = SessionContext {
         evidence,
@@ -111,10 +122,15 @@ pub async fn close_is_bounded_and_clean(
     }
     for e in &closed.cleanup.ended {
         if alive(e.pid) {
-            return Err(format!("pid {} ({}) reported ended but is alive", e.pid, e.label));
+            return Err(format!(
+                "pid {} ({}) reported ended but is alive",
+                e.pid, e.label
+            ));
         }
     }
-    let again = processes.end_all(Duration::from_millis(200), Deadline::after_ms(2000)).await;
+    let again = processes
+        .end_all(Duration::from_millis(200), Deadline::after_ms(2000))
+        .await;
     if !again.ended.is_empty() || !again.left.is_empty() {
         return Err(format!("second cleanup still found processes: {again:?}"));
     }
@@ -125,7 +141,10 @@ pub async fn close_is_bounded_and_clean(
 /// A full run keeps every artifact inside its run directory, with a
 /// matching size and digest; BLOCKED carries a complete handoff; cleanup
 /// leaves nothing.
-pub async fn run_keeps_contract(driver: Arc<dyn SurfaceDriver>, flow: &Flow) -> Result<RunResult, String> {
+pub async fn run_keeps_contract(
+    driver: Arc<dyn SurfaceDriver>,
+    flow: &Flow,
+) -> Result<RunResult, String> {
     let ws = std::env::temp_dir().join(format!("ui-qa-conformance-{}", runner::new_run_id()));
     let r = run_flow(driver, flow, &ws, RunOptions::default()).await?;
     let run_dir = Path::new(&r.evidence_dir);
@@ -146,7 +165,10 @@ pub async fn run_keeps_contract(driver: Arc<dyn SurfaceDriver>, flow: &Flow) -> 
         }
     }
     if r.status == RunStatus::Blocked {
-        let h = r.blocked_handoff.as_ref().ok_or("BLOCKED without blockedHandoff")?;
+        let h = r
+            .blocked_handoff
+            .as_ref()
+            .ok_or("BLOCKED without blockedHandoff")?;
         if !h.manual_action_required || h.automatic_remediation_attempted {
             return Err("handoff flags are wrong".into());
         }
@@ -159,7 +181,10 @@ pub async fn run_keeps_contract(driver: Arc<dyn SurfaceDriver>, flow: &Flow) -> 
     }
     for e in &r.cleanup.ended {
         if alive(e.pid) {
-            return Err(format!("pid {} ({}) reported ended but is alive", e.pid, e.label));
+            return Err(format!(
+                "pid {} ({}) reported ended but is alive",
+                e.pid, e.label
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(&ws);

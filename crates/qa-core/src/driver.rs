@@ -324,7 +324,11 @@ pub trait SurfaceSession: Send {
 
     /// Performs one action step (class [`crate::flow::StepClass::Action`]).
     /// Called once; never retried after dispatch.
-    async fn perform(&mut self, step: &Step, deadline: Deadline) -> Result<StepOutcome, DriverError>;
+    async fn perform(
+        &mut self,
+        step: &Step,
+        deadline: Deadline,
+    ) -> Result<StepOutcome, DriverError>;
 
     /// One fresh verdict for an assertion step. The runner calls it on the
     /// shared retry cadence until it holds or the step deadline passes.

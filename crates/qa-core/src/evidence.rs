@@ -148,8 +148,10 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> EvidenceError + '_ {
 pub fn check_name(name: &str) -> Result<(), EvidenceError> {
     let p = Path::new(name);
     let mut comps = p.components();
-    let ok = matches!((comps.next(), comps.next()), (Some(Component::Normal(_)), None))
-        && !name.contains('/')
+    let ok = matches!(
+        (comps.next(), comps.next()),
+        (Some(Component::Normal(_)), None)
+    ) && !name.contains('/')
         && !name.contains('\\')
         && !name.contains('\0')
         && name.len() <= 200;
@@ -224,7 +226,11 @@ impl Evidence {
     /// Creates `<workspace>/runs/<run_id>/` fresh. The run id must be a plain
     /// name; the run directory must not exist; no component inside the
     /// workspace may be a symlink.
-    pub fn create(workspace: &Path, run_id: &str, secrets: Arc<Secrets>) -> Result<Evidence, EvidenceError> {
+    pub fn create(
+        workspace: &Path,
+        run_id: &str,
+        secrets: Arc<Secrets>,
+    ) -> Result<Evidence, EvidenceError> {
         check_name(run_id)?;
         if !workspace.exists() {
             fs::create_dir_all(workspace).map_err(io_err(workspace))?;
@@ -296,7 +302,11 @@ impl Evidence {
     }
 
     /// Creates a new, empty artifact file `artifacts/<group>/<name>`.
-    pub fn new_file(&self, group: ArtifactGroup, name: &str) -> Result<(PathBuf, File), EvidenceError> {
+    pub fn new_file(
+        &self,
+        group: ArtifactGroup,
+        name: &str,
+    ) -> Result<(PathBuf, File), EvidenceError> {
         check_name(name)?;
         let dir = self.run_dir.join("artifacts").join(group.dir());
         ensure_private_dir(&dir)?;
@@ -352,13 +362,16 @@ impl Evidence {
         }
         if self.secrets.found_in(&all) {
             let _ = fs::remove_file(path);
-            self.withheld.lock().expect("withheld lock").push(WithheldArtifact {
-                name: path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                reason: "contained a secret value; the file was deleted".into(),
-            });
+            self.withheld
+                .lock()
+                .expect("withheld lock")
+                .push(WithheldArtifact {
+                    name: path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    reason: "contained a secret value; the file was deleted".into(),
+                });
             return Ok(None);
         }
         let a = Artifact {
@@ -369,7 +382,10 @@ impl Evidence {
             sha256: hex::encode(hasher.finalize()),
             step,
         };
-        self.published.lock().expect("published lock").push(a.clone());
+        self.published
+            .lock()
+            .expect("published lock")
+            .push(a.clone());
         Ok(Some(a))
     }
 
@@ -398,17 +414,23 @@ mod tests {
     fn refuses_unsafe_names() {
         let (_t, e) = store();
         for bad in ["../x", "a/b", "/etc/passwd", "..", "."] {
-            assert!(matches!(
-                e.new_file(ArtifactGroup::Screenshots, bad),
-                Err(EvidenceError::UnsafeName(_))
-            ), "{bad}");
+            assert!(
+                matches!(
+                    e.new_file(ArtifactGroup::Screenshots, bad),
+                    Err(EvidenceError::UnsafeName(_))
+                ),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn never_overwrites_and_names_are_unique() {
         let (_t, e) = store();
-        let a = e.write(ArtifactGroup::Logs, "x.txt", b"1", None).unwrap().unwrap();
+        let a = e
+            .write(ArtifactGroup::Logs, "x.txt", b"1", None)
+            .unwrap()
+            .unwrap();
         assert!(matches!(
             e.write(ArtifactGroup::Logs, "x.txt", b"2", None),
             Err(EvidenceError::Exists(_))
@@ -443,7 +465,10 @@ mod tests {
     fn private_modes() {
         use std::os::unix::fs::PermissionsExt;
         let (_t, e) = store();
-        let a = e.write(ArtifactGroup::Logs, "m.txt", b"x", None).unwrap().unwrap();
+        let a = e
+            .write(ArtifactGroup::Logs, "m.txt", b"x", None)
+            .unwrap()
+            .unwrap();
         let fm = fs::metadata(&a.path).unwrap().permissions().mode() & 0o777;
         let dm = fs::metadata(e.run_dir()).unwrap().permissions().mode() & 0o777;
         assert_eq!(fm, 0o600);

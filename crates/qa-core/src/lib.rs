@@ -40,9 +40,9 @@ pub use driver::{
 pub use evidence::{Artifact, ArtifactGroup, Evidence};
 pub use flow::{Flow, FlowError, Step};
 pub use secrets::Secrets;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod progress;
 pub mod runner;
 pub mod schema;
 pub mod select;
-#[cfg(feature = "conformance")]
-pub mod conformance;

@@ -137,7 +137,10 @@ pub struct Progress<'a> {
 impl<'a> Progress<'a> {
     /// Opens `progress.jsonl` in the run directory.
     pub fn open(evidence: &Evidence, secrets: Arc<Secrets>, sink: &'a dyn ProgressSink) -> Self {
-        let file = evidence.root_file("progress.jsonl").ok().map(|(_, f)| (f, 0));
+        let file = evidence
+            .root_file("progress.jsonl")
+            .ok()
+            .map(|(_, f)| (f, 0));
         Progress {
             file: Mutex::new(file),
             secrets,
@@ -149,9 +152,14 @@ impl<'a> Progress<'a> {
     /// Records and forwards one event.
     pub fn emit(&self, mut ev: ProgressEvent) {
         ev.t_ms = self.started.elapsed().as_millis() as u64;
-        for s in [&mut ev.stage, &mut ev.action, &mut ev.status, &mut ev.driver]
-            .into_iter()
-            .flatten()
+        for s in [
+            &mut ev.stage,
+            &mut ev.action,
+            &mut ev.status,
+            &mut ev.driver,
+        ]
+        .into_iter()
+        .flatten()
         {
             *s = self.secrets.redact(s).into_owned();
         }

@@ -183,7 +183,11 @@ pub async fn run(
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
     let run_id = req.run_id.clone().unwrap_or_else(new_run_id);
-    let evidence = Arc::new(Evidence::create(&req.workspace, &run_id, req.secrets.clone())?);
+    let evidence = Arc::new(Evidence::create(
+        &req.workspace,
+        &run_id,
+        req.secrets.clone(),
+    )?);
     let progress = Progress::open(&evidence, req.secrets.clone(), sink);
     // A redacted copy of the flow.
     if let Ok((_, mut f)) = evidence.root_file("flow.jsonc") {
@@ -350,7 +354,13 @@ pub async fn run(
                     message: "the driver did not close within the cleanup deadline; owned processes were ended by the runner".into(),
                 }),
             }
-            progress.emit(ProgressEvent::stage_end("cleanup", None, None, "done", t.elapsed()));
+            progress.emit(ProgressEvent::stage_end(
+                "cleanup",
+                None,
+                None,
+                "done",
+                t.elapsed(),
+            ));
         }
     }
     if acc.status != RunStatus::Passed && acc.fail_stage.is_none() {
@@ -414,7 +424,9 @@ pub async fn run(
 
 impl Acc {
     fn last_stage_for_result(&self) -> String {
-        self.fail_stage.clone().unwrap_or_else(|| self.stage.clone())
+        self.fail_stage
+            .clone()
+            .unwrap_or_else(|| self.stage.clone())
     }
 }
 
@@ -514,7 +526,10 @@ async fn run_steps(
                 if flow_deadline.expired() {
                     acc.timed_out = true;
                 }
-                acc.fail(code, format!("step {} {} failed: {r}", step.index + 1, step.action_name()));
+                acc.fail(
+                    code,
+                    format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
+                );
                 (StepStatus::Failed, Some(r), None)
             }
             StepEnd::Blocked(e) => {
@@ -548,7 +563,10 @@ async fn run_steps(
                 if flow_expired {
                     acc.fail("run.timeout", format!("{r} during {stage}"));
                 } else {
-                    acc.fail("step.timeout", format!("step {} {} failed: {r}", step.index + 1, step.action_name()));
+                    acc.fail(
+                        "step.timeout",
+                        format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
+                    );
                 }
                 (StepStatus::TimedOut, Some(r), None)
             }

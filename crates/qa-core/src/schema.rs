@@ -68,10 +68,7 @@ pub fn flow_schema_json() -> String {
     let browser = kind_steps(BrowserAction::arg_schemas(&mut g));
     let terminal = kind_steps(TerminalAction::arg_schemas(&mut g));
     let desktop = kind_steps(DesktopAction::arg_schemas(&mut g));
-    let mut defs: Map<String, Value> = g
-        .take_definitions(true)
-        .into_iter()
-        .collect();
+    let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     defs.insert("BrowserStep".into(), browser);
     defs.insert("TerminalStep".into(), terminal);
     defs.insert("DesktopStep".into(), desktop);

@@ -115,7 +115,10 @@ mod tests {
         assert_eq!(s.redact("abc"), "abc");
         let mut j = serde_json::json!({"a": ["x hunter22"], "hunter22": 1});
         s.redact_json(&mut j);
-        assert_eq!(j, serde_json::json!({"a": ["x [REDACTED]"], "[REDACTED]": 1}));
+        assert_eq!(
+            j,
+            serde_json::json!({"a": ["x [REDACTED]"], "[REDACTED]": 1})
+        );
         assert!(s.found_in(b"....hunter22...."));
         assert!(!s.found_in(b"nothing here"));
     }

@@ -81,8 +81,11 @@ pub async fn select(
     options: &RunOptions,
 ) -> Option<Selected> {
     let kind = flow.kind();
-    let candidates: Vec<Arc<dyn SurfaceDriver>> =
-        drivers.iter().filter(|d| d.kind() == kind).cloned().collect();
+    let candidates: Vec<Arc<dyn SurfaceDriver>> = drivers
+        .iter()
+        .filter(|d| d.kind() == kind)
+        .cloned()
+        .collect();
     if candidates.is_empty() {
         return None;
     }

@@ -72,26 +72,50 @@ fn unknown_field_has_pointer_and_position() {
 #[test]
 fn unknown_top_level_and_nested_fields() {
     let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload"}],"extra":1}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/extra"));
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","colour":1}}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/steps/0/locator/colour"));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unknown_field", "/extra")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","colour":1}}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unknown_field", "/steps/0/locator/colour")
+    );
 }
 
 #[test]
 fn two_target_kinds_rejected() {
-    let e = err(r#"{"target":{"url":"http://a.test/","command":{"argv":["x"]}},"steps":[{"action":"reload"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.target_kind", "/target"));
-    let e = err(r#"{"target":{"kind":"desktop","url":"http://a.test/"},"steps":[{"action":"reload"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.target_kind", "/target/kind"));
+    let e = err(
+        r#"{"target":{"url":"http://a.test/","command":{"argv":["x"]}},"steps":[{"action":"reload"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.target_kind", "/target")
+    );
+    let e = err(
+        r#"{"target":{"kind":"desktop","url":"http://a.test/"},"steps":[{"action":"reload"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.target_kind", "/target/kind")
+    );
     let e = err(r#"{"target":{},"steps":[{"action":"reload"}]}"#);
     assert_eq!(e.code, "flow.target_kind");
 }
 
 #[test]
 fn bad_and_cross_kind_actions() {
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload"},{"action":"frobnicate"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_action", "/steps/1/action"));
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"sendKeys","keys":["a"]}]}"#);
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload"},{"action":"frobnicate"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unknown_action", "/steps/1/action")
+    );
+    let e =
+        err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"sendKeys","keys":["a"]}]}"#);
     assert_eq!(e.code, "flow.unknown_action");
     assert!(e.message.contains("terminal"), "{}", e.message);
 }
@@ -99,7 +123,10 @@ fn bad_and_cross_kind_actions() {
 #[test]
 fn duplicate_key_rejected_with_position() {
     let e = err("{\"target\":{\"url\":\"http://a.test/\"},\n\"steps\":[{\"action\":\"reload\",\"action\":\"goto\"}]}");
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.duplicate_key", "/steps/0/action"));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.duplicate_key", "/steps/0/action")
+    );
     assert_eq!(e.line, Some(2));
 }
 
@@ -112,55 +139,134 @@ fn malformed_jsonc_rejected() {
 
 #[test]
 fn step_count_bounds() {
-    let steps: Vec<String> = (0..101).map(|_| r#"{"action":"reload"}"#.to_string()).collect();
-    let e = err(&format!(r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#, steps.join(",")));
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.too_many_steps", "/steps/100"));
-    let ok: Vec<String> = (0..100).map(|_| r#"{"action":"reload"}"#.to_string()).collect();
-    assert!(parse(&format!(r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#, ok.join(","))).is_ok());
+    let steps: Vec<String> = (0..101)
+        .map(|_| r#"{"action":"reload"}"#.to_string())
+        .collect();
+    let e = err(&format!(
+        r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#,
+        steps.join(",")
+    ));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.too_many_steps", "/steps/100")
+    );
+    let ok: Vec<String> = (0..100)
+        .map(|_| r#"{"action":"reload"}"#.to_string())
+        .collect();
+    assert!(parse(&format!(
+        r#"{{"target":{{"url":"http://a.test/"}},"steps":[{}]}}"#,
+        ok.join(",")
+    ))
+    .is_ok());
     let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[]}"#);
     assert_eq!(e.code, "flow.no_steps");
 }
 
 #[test]
 fn wrong_types_and_ranges() {
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":"wide","rows":3}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.wrong_type", "/steps/0/cols"));
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":1,"rows":3}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/steps/0/cols"));
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","timeoutMs":0}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/steps/0/timeoutMs"));
-    let e = err(r#"{"version":2,"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/version"));
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"viewport":{"width":800},"steps":[{"action":"capture"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/viewport/width"));
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":"wide","rows":3}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.wrong_type", "/steps/0/cols")
+    );
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"resize","cols":1,"rows":3}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/cols")
+    );
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","timeoutMs":0}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/timeoutMs")
+    );
+    let e =
+        err(r#"{"version":2,"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture"}]}"#);
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/version")
+    );
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"viewport":{"width":800},"steps":[{"action":"capture"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unknown_field", "/viewport/width")
+    );
 }
 
 #[test]
 fn keys_text_locators_matchers() {
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendKeys","keys":["Enter","\u0003"]}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_key", "/steps/0/keys/1"));
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendText","text":"a\nb"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.control_character", "/steps/0/text"));
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","testId":"b"}}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_locator", "/steps/0/locator"));
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","includes":"a","equals":"b"}]}"#);
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendKeys","keys":["Enter","\u0003"]}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.invalid_key", "/steps/0/keys/1")
+    );
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"sendText","text":"a\nb"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.control_character", "/steps/0/text")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"click","locator":{"css":"a","testId":"b"}}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.invalid_locator", "/steps/0/locator")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","includes":"a","equals":"b"}]}"#,
+    );
     assert_eq!(e.code, "flow.invalid_matcher");
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","regex":"(("}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_regex", "/steps/0/regex"));
+    let e =
+        err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"assertURL","regex":"(("}]}"#);
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.invalid_regex", "/steps/0/regex")
+    );
 }
 
 #[test]
 fn unsafe_paths_and_origins() {
-    let e = err(r#"{"target":{"command":{"argv":["x"],"cwd":"../up"}},"steps":[{"action":"capture"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/target/command/cwd"));
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"],"cwd":"../up"}},"steps":[{"action":"capture"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unsafe_path", "/target/command/cwd")
+    );
     let e = err(r#"{"target":{"serve":"/etc"},"steps":[{"action":"reload"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/target/serve"));
-    let e = err(r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://*.x.test"]},"steps":[{"action":"reload"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.invalid_origin", "/target/allowedOrigins/0"));
-    let e = err(r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://x.test/path"]},"steps":[{"action":"reload"}]}"#);
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unsafe_path", "/target/serve")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://*.x.test"]},"steps":[{"action":"reload"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.invalid_origin", "/target/allowedOrigins/0")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/","allowedOrigins":["https://x.test/path"]},"steps":[{"action":"reload"}]}"#,
+    );
     assert_eq!(e.code, "flow.invalid_origin");
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","name":"../x"}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unsafe_path", "/steps/0/name"));
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","name":"../x"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unsafe_path", "/steps/0/name")
+    );
 }
 
 #[test]

@@ -29,7 +29,7 @@ struct Scripted {
 }
 
 impl Scripted {
-    fn new(missing: bool) -> (Arc<dyn SurfaceDriver>, Arc<Flags>) {
+    fn driver(missing: bool) -> (Arc<dyn SurfaceDriver>, Arc<Flags>) {
         let flags = Arc::new(Flags::default());
         let d = Scripted {
             missing,
@@ -84,7 +84,11 @@ impl SurfaceDriver for Scripted {
             guide_topic: "pty",
         }
     }
-    async fn open(&self, _f: &Flow, ctx: SessionContext) -> Result<Box<dyn SurfaceSession>, DriverError> {
+    async fn open(
+        &self,
+        _f: &Flow,
+        ctx: SessionContext,
+    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
         self.flags.opened.store(true, Ordering::SeqCst);
         Ok(Box::new(Session {
             flags: self.flags.clone(),
@@ -106,7 +110,10 @@ impl SurfaceSession for Session {
                     tokio::time::sleep(Duration::from_millis(ms.parse().unwrap())).await;
                     Ok(StepOutcome::default())
                 } else if t.text.starts_with("fail") {
-                    Err(DriverError::new("script.failed", format!("could not type {}", t.text)))
+                    Err(DriverError::new(
+                        "script.failed",
+                        format!("could not type {}", t.text),
+                    ))
                 } else {
                     Ok(StepOutcome {
                         detail: Some("typed".into()),
@@ -123,7 +130,12 @@ impl SurfaceSession for Session {
                 let a = self
                     .ctx
                     .evidence
-                    .write(qa_core::ArtifactGroup::TerminalCaptures, &name, b"screen", Some(step.index + 1))
+                    .write(
+                        qa_core::ArtifactGroup::TerminalCaptures,
+                        &name,
+                        b"screen",
+                        Some(step.index + 1),
+                    )
                     .unwrap();
                 Ok(StepOutcome {
                     artifacts: a.into_iter().collect(),
@@ -167,7 +179,9 @@ impl SurfaceSession for Session {
 }
 
 fn flow(steps: &str, timeout: Option<u64>) -> Flow {
-    let t = timeout.map(|t| format!(r#""timeoutMs":{t},"#)).unwrap_or_default();
+    let t = timeout
+        .map(|t| format!(r#""timeoutMs":{t},"#))
+        .unwrap_or_default();
     Flow::parse(
         &format!(r#"{{{t}"target":{{"command":{{"argv":["x"]}}}},"steps":[{steps}]}}"#),
         Path::new("/tmp"),
@@ -190,7 +204,7 @@ async fn run(
 
 #[tokio::test]
 async fn passing_flow_writes_result_and_evidence() {
-    let (d, flags) = Scripted::new(false);
+    let (d, flags) = Scripted::driver(false);
     let f = flow(
         r#"{"action":"sendText","text":"hi"},{"action":"waitForText","text":"after 150"},{"action":"capture"},{"action":"capture"},{"action":"waitForTimeout","ms":10}"#,
         None,
@@ -222,8 +236,11 @@ async fn passing_flow_writes_result_and_evidence() {
 
 #[tokio::test]
 async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
-    let (d, flags) = Scripted::new(false);
-    let f = flow(r#"{"action":"waitForText","text":"never","timeoutMs":400},{"action":"capture"}"#, None);
+    let (d, flags) = Scripted::driver(false);
+    let f = flow(
+        r#"{"action":"waitForText","text":"never","timeoutMs":400},{"action":"capture"}"#,
+        None,
+    );
     let (r, _ws) = run(d, f, |_| {}).await;
     assert_eq!(r.status, RunStatus::Failed);
     assert!(!r.timed_out);
@@ -231,26 +248,41 @@ async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
     assert_eq!(r.steps[0].status, StepStatus::Failed);
     assert_eq!(r.steps[1].status, StepStatus::Skipped);
     assert!(r.steps[0].reason.as_deref().unwrap().contains("400 ms"));
-    assert!(flags.verifies.load(Ordering::SeqCst) >= 3, "retried on the cadence");
-    assert!(flags.closed.load(Ordering::SeqCst), "cleanup ran after the failure");
+    assert!(
+        flags.verifies.load(Ordering::SeqCst) >= 3,
+        "retried on the cadence"
+    );
+    assert!(
+        flags.closed.load(Ordering::SeqCst),
+        "cleanup ran after the failure"
+    );
     assert!(Path::new(&r.evidence_dir).join("result.json").is_file());
 }
 
 #[tokio::test]
 async fn impossible_assertion_stops_retrying() {
-    let (d, flags) = Scripted::new(false);
-    let f = flow(r#"{"action":"waitForText","text":"impossible","timeoutMs":5000}"#, None);
+    let (d, flags) = Scripted::driver(false);
+    let f = flow(
+        r#"{"action":"waitForText","text":"impossible","timeoutMs":5000}"#,
+        None,
+    );
     let t = Instant::now();
     let (r, _ws) = run(d, f, |_| {}).await;
     assert_eq!(r.status, RunStatus::Failed);
     assert_eq!(flags.verifies.load(Ordering::SeqCst), 1);
-    assert!(t.elapsed() < Duration::from_secs(4), "did not wait out the deadline");
+    assert!(
+        t.elapsed() < Duration::from_secs(4),
+        "did not wait out the deadline"
+    );
 }
 
 #[tokio::test]
 async fn flow_timeout_names_the_stage_and_still_cleans_up() {
-    let (d, flags) = Scripted::new(false);
-    let f = flow(r#"{"action":"sendText","text":"ok"},{"action":"sendText","text":"sleep 20000"}"#, Some(600));
+    let (d, flags) = Scripted::driver(false);
+    let f = flow(
+        r#"{"action":"sendText","text":"ok"},{"action":"sendText","text":"sleep 20000"}"#,
+        Some(600),
+    );
     let (r, _ws) = run(d, f, |_| {}).await;
     assert_eq!(r.status, RunStatus::Failed);
     assert!(r.timed_out);
@@ -262,7 +294,7 @@ async fn flow_timeout_names_the_stage_and_still_cleans_up() {
 
 #[tokio::test]
 async fn missing_capability_is_blocked_with_handoff_and_nothing_opened() {
-    let (d, flags) = Scripted::new(true);
+    let (d, flags) = Scripted::driver(true);
     let f = flow(r#"{"action":"capture"}"#, None);
     let (r, _ws) = run(d, f, |_| {}).await;
     assert_eq!(r.status, RunStatus::Blocked);
@@ -277,7 +309,7 @@ async fn missing_capability_is_blocked_with_handoff_and_nothing_opened() {
 
 #[tokio::test]
 async fn cancel_stops_the_step_and_cleans_up() {
-    let (d, flags) = Scripted::new(false);
+    let (d, flags) = Scripted::driver(false);
     let f = flow(r#"{"action":"sendText","text":"sleep 20000"}"#, None);
     let cancel = Cancel::new();
     let c2 = cancel.clone();
@@ -293,7 +325,7 @@ async fn cancel_stops_the_step_and_cleans_up() {
 
 #[tokio::test]
 async fn secrets_never_leave_the_runner() {
-    let (d, _flags) = Scripted::new(false);
+    let (d, _flags) = Scripted::driver(false);
     let secret = "pa55-w0rd-XYZ";
     let text = format!(
         r#"{{"target":{{"command":{{"argv":["x"]}}}},"steps":[{{"action":"sendText","text":"fail {secret}"}}]}}"#
@@ -309,7 +341,10 @@ async fn secrets_never_leave_the_runner() {
     assert_eq!(r.status, RunStatus::Failed);
     let json = serde_json::to_string(&r).unwrap();
     assert!(!json.contains(secret), "secret in result: {json}");
-    assert!(json.contains("[REDACTED]"), "the failure reason was redacted, not dropped");
+    assert!(
+        json.contains("[REDACTED]"),
+        "the failure reason was redacted, not dropped"
+    );
     let dir = Path::new(&r.evidence_dir);
     for f in ["result.json", "progress.jsonl", "flow.jsonc"] {
         let body = std::fs::read_to_string(dir.join(f)).unwrap();

@@ -119,7 +119,9 @@ mod tests {
         )
         .unwrap();
         let d = MacosDesktopDriver::new();
-        let p = d.probe(&flow, &Host::current(), &RunOptions::default()).await;
+        let p = d
+            .probe(&flow, &Host::current(), &RunOptions::default())
+            .await;
         assert!(!p.available());
         assert!(!p.missing[0].remediation.is_empty());
     }

@@ -54,7 +54,9 @@ impl WindowsDesktopDriver {
         if host_os != PLATFORM {
             MissingCapability {
                 id: "platform".into(),
-                reason: format!("desktop/windows-uia drives {PLATFORM} applications; this host is {host_os}"),
+                reason: format!(
+                    "desktop/windows-uia drives {PLATFORM} applications; this host is {host_os}"
+                ),
                 remediation: format!("run this flow on a {PLATFORM} host (or CI runner)"),
             }
         } else {
@@ -119,7 +121,9 @@ mod tests {
         )
         .unwrap();
         let d = WindowsDesktopDriver::new();
-        let p = d.probe(&flow, &Host::current(), &RunOptions::default()).await;
+        let p = d
+            .probe(&flow, &Host::current(), &RunOptions::default())
+            .await;
         assert!(!p.available());
         assert!(!p.missing[0].remediation.is_empty());
     }

@@ -157,12 +157,18 @@ impl Locator {
             LocatorKind::Name => format!("name={}", q(self.name.as_deref().unwrap_or(""))),
             LocatorKind::Label => format!("label={}", q(self.label.as_deref().unwrap_or(""))),
             LocatorKind::Placeholder => {
-                format!("placeholder={}", q(self.placeholder.as_deref().unwrap_or("")))
+                format!(
+                    "placeholder={}",
+                    q(self.placeholder.as_deref().unwrap_or(""))
+                )
             }
             LocatorKind::Text => format!("text={}", q(self.text.as_deref().unwrap_or(""))),
             LocatorKind::Css => format!("css={}", q(self.css.as_deref().unwrap_or(""))),
             LocatorKind::AutomationId => {
-                format!("automationId={}", q(self.automation_id.as_deref().unwrap_or("")))
+                format!(
+                    "automationId={}",
+                    q(self.automation_id.as_deref().unwrap_or(""))
+                )
             }
             LocatorKind::Path => {
                 let segs: Vec<String> = self

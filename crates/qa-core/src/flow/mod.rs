@@ -9,13 +9,14 @@ mod locator;
 pub(crate) mod parse;
 mod steps;
 pub(crate) mod target;
+mod validate;
 
 pub use locator::{Locator, LocatorKind, Matcher, PathSegment};
 pub use parse::{escape_token, FlowError, FlowErrorCode, ParseLimits};
 pub use steps::*;
 pub use target::{
-    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec, Presentation, ReducedMotion,
-    ServerSpec, Target, TargetKind, Viewport, WindowSpec,
+    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
+    Presentation, ReducedMotion, ServerSpec, Target, TargetKind, Viewport, WindowSpec,
 };
 
 use serde::Serialize;

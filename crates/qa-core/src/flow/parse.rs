@@ -1,10 +1,8 @@
 //! JSONC → validated [`Flow`], with JSON pointers and line/column for every error.
 
 use super::steps::{Action, BrowserAction, DesktopAction, TerminalAction};
-use super::target::{
-    ApplicationTarget, BrowserTarget, CommandTarget, Environment, RawTarget, Target, TargetKind,
-    Viewport,
-};
+use super::target::{Environment, RawTarget, TargetKind, Viewport};
+use super::validate::{validate_target, validate_viewport};
 use super::{Flow, Step, DEFAULT_MAX_STEPS, MAX_FLOW_BYTES};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -134,7 +132,11 @@ pub struct FlowError {
 
 impl FlowError {
     /// A new error without a position.
-    pub fn new(code: FlowErrorCode, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        code: FlowErrorCode,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         FlowError {
             code: code.as_str(),
             pointer: pointer.into(),
@@ -153,7 +155,11 @@ impl fmt::Display for FlowError {
             &self.pointer
         };
         match (self.line, self.column) {
-            (Some(l), Some(c)) => write!(f, "{} at {} (line {l}, column {c}): {}", self.code, ptr, self.message),
+            (Some(l), Some(c)) => write!(
+                f,
+                "{} at {} (line {l}, column {c}): {}",
+                self.code, ptr, self.message
+            ),
             _ => write!(f, "{} at {}: {}", self.code, ptr, self.message),
         }
     }
@@ -216,7 +222,11 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
     let meta = std::fs::metadata(path).map_err(|e| {
-        FlowError::new(FlowErrorCode::Io, "", format!("cannot read {}: {e}", path.display()))
+        FlowError::new(
+            FlowErrorCode::Io,
+            "",
+            format!("cannot read {}: {e}", path.display()),
+        )
     })?;
     if meta.len() > limits.max_bytes as u64 {
         return Err(FlowError::new(
@@ -230,7 +240,11 @@ pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<Flow, FlowE
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| {
-        FlowError::new(FlowErrorCode::Io, "", format!("cannot read {}: {e}", path.display()))
+        FlowError::new(
+            FlowErrorCode::Io,
+            "",
+            format!("cannot read {}: {e}", path.display()),
+        )
     })?;
     let base = path
         .canonicalize()
@@ -240,7 +254,11 @@ pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<Flow, FlowE
     parse_flow(&text, &base, limits)
 }
 
-pub(crate) fn parse_flow(text: &str, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
+pub(crate) fn parse_flow(
+    text: &str,
+    base_dir: &Path,
+    limits: &ParseLimits,
+) -> Result<Flow, FlowError> {
     if text.len() > limits.max_bytes {
         return Err(FlowError::new(
             FlowErrorCode::TooLarge,
@@ -275,7 +293,11 @@ fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
         }
     })?;
     let Some(root) = parsed.value else {
-        return Err(FlowError::new(FlowErrorCode::Syntax, "", "the flow is empty"));
+        return Err(FlowError::new(
+            FlowErrorCode::Syntax,
+            "",
+            "the flow is empty",
+        ));
     };
     let mut positions = Positions {
         text,
@@ -356,7 +378,10 @@ struct RawFlow {
 
 /// Deserializes `value` (found at `at`) into `T`, turning serde errors into
 /// flow errors with the exact pointer.
-pub(crate) fn de_at<T: serde::de::DeserializeOwned>(value: Value, at: &str) -> Result<T, FlowError> {
+pub(crate) fn de_at<T: serde::de::DeserializeOwned>(
+    value: Value,
+    at: &str,
+) -> Result<T, FlowError> {
     serde_path_to_error::deserialize(value).map_err(|e| serde_error(e, at))
 }
 
@@ -372,11 +397,7 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
         }
     }
     let msg = e.inner().to_string();
-    let msg = msg
-        .split(" at line ")
-        .next()
-        .unwrap_or(&msg)
-        .to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
     let code = if msg.starts_with("unknown field") {
         if let Some(name) = msg.split('`').nth(1) {
             let tail = format!("/{}", escape_token(name));
@@ -387,9 +408,9 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
         FlowErrorCode::UnknownField
     } else if msg.starts_with("missing field") {
         FlowErrorCode::MissingField
-    } else if msg.starts_with("invalid value") && msg.contains("integer") {
-        FlowErrorCode::OutOfRange
-    } else if msg.starts_with("unknown variant") {
+    } else if (msg.starts_with("invalid value") && msg.contains("integer"))
+        || msg.starts_with("unknown variant")
+    {
         FlowErrorCode::OutOfRange
     } else {
         FlowErrorCode::WrongType
@@ -487,269 +508,12 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
     })
 }
 
-fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Result<(), FlowError> {
-    let Some(vp) = vp else { return Ok(()) };
-    let (ok, bad): (&[(&str, bool)], &[(&str, bool)]) = match kind {
-        TargetKind::Browser => (
-            &[("width", vp.width.is_some()), ("height", vp.height.is_some())],
-            &[("cols", vp.cols.is_some()), ("rows", vp.rows.is_some())],
-        ),
-        TargetKind::Terminal => (
-            &[("cols", vp.cols.is_some()), ("rows", vp.rows.is_some())],
-            &[("width", vp.width.is_some()), ("height", vp.height.is_some())],
-        ),
-        TargetKind::Desktop => (
-            &[],
-            &[
-                ("cols", vp.cols.is_some()),
-                ("rows", vp.rows.is_some()),
-                ("width", vp.width.is_some()),
-                ("height", vp.height.is_some()),
-            ],
-        ),
-    };
-    let _ = ok;
-    if let Some((f, _)) = bad.iter().find(|(_, set)| *set) {
-        return Err(FlowError::new(
-            FlowErrorCode::UnknownField,
-            format!("/viewport/{f}"),
-            format!(
-                "viewport.{f} does not apply to a {} flow (browser: width/height; terminal: cols/rows)",
-                kind.as_str()
-            ),
-        ));
-    }
-    let ranges: [(&str, Option<u32>, u32, u32); 4] = [
-        ("width", vp.width, 100, 7680),
-        ("height", vp.height, 100, 4320),
-        ("cols", vp.cols.map(u32::from), 2, 1000),
-        ("rows", vp.rows.map(u32::from), 2, 500),
-    ];
-    for (f, v, lo, hi) in ranges {
-        if let Some(v) = v {
-            if v < lo || v > hi {
-                return Err(FlowError::new(
-                    FlowErrorCode::OutOfRange,
-                    format!("/viewport/{f}"),
-                    format!("viewport.{f} must be {lo}..={hi}"),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Checks a relative path from a flow: not absolute, no `..`.
-pub(crate) fn check_relative_path(p: &str, at: &str) -> Result<(), FlowError> {
-    let path = Path::new(p);
-    if path.is_absolute()
-        || path
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return Err(FlowError::new(
-            FlowErrorCode::UnsafePath,
-            at,
-            format!("{p:?} must be a relative path inside the flow's directory (no '..', not absolute)"),
-        ));
-    }
-    Ok(())
-}
-
-fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
-    let bad = || {
-        FlowError::new(
-            FlowErrorCode::InvalidOrigin,
-            at,
-            format!("{o:?} is not an exact origin; write scheme://host[:port] with no path or wildcard"),
-        )
-    };
-    let u = url::Url::parse(o).map_err(|_| bad())?;
-    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss")
-        || u.host_str().is_none()
-        || o.contains('*')
-        || o.trim_end_matches('/') != u.origin().ascii_serialization()
-    {
-        return Err(bad());
-    }
-    Ok(())
-}
-
-fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
-    let browser = raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
-    let terminal = raw.command.is_some();
-    let desktop = raw.application.is_some();
-    let n = [browser, terminal, desktop].iter().filter(|b| **b).count();
-    if n == 0 {
-        return Err(FlowError::new(
-            FlowErrorCode::TargetKind,
-            "/target",
-            "the target needs exactly one of url (browser), command (terminal), application (desktop)",
-        ));
-    }
-    if n > 1 {
-        let mut kinds = Vec::new();
-        if browser {
-            kinds.push("url");
-        }
-        if terminal {
-            kinds.push("command");
-        }
-        if desktop {
-            kinds.push("application");
-        }
-        return Err(FlowError::new(
-            FlowErrorCode::TargetKind,
-            "/target",
-            format!(
-                "the target names {} kinds ({}); a flow drives exactly one",
-                n,
-                kinds.join(", ")
-            ),
-        ));
-    }
-    let detected = if browser {
-        TargetKind::Browser
-    } else if terminal {
-        TargetKind::Terminal
-    } else {
-        TargetKind::Desktop
-    };
-    if let Some(k) = raw.kind {
-        if k != detected {
-            return Err(FlowError::new(
-                FlowErrorCode::TargetKind,
-                "/target/kind",
-                format!(
-                    "kind {:?} contradicts the target, which is a {} target",
-                    k.as_str(),
-                    detected.as_str()
-                ),
-            ));
-        }
-    }
-    let stray = |f: &str, set: bool| -> Result<(), FlowError> {
-        if set {
-            Err(FlowError::new(
-                FlowErrorCode::UnknownField,
-                format!("/target/{f}"),
-                format!("target.{f} does not apply to a {} target", detected.as_str()),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    match detected {
-        TargetKind::Browser => {
-            if let Some(u) = &raw.url {
-                if raw.serve.is_none() && raw.base_url.is_none() {
-                    url::Url::parse(u).map_err(|e| {
-                        FlowError::new(FlowErrorCode::InvalidUrl, "/target/url", format!("not an absolute URL: {e}"))
-                    })?;
-                }
-            }
-            if let Some(b) = &raw.base_url {
-                url::Url::parse(b).map_err(|e| {
-                    FlowError::new(FlowErrorCode::InvalidUrl, "/target/baseUrl", format!("not an absolute URL: {e}"))
-                })?;
-            }
-            for (i, o) in raw.allowed_origins.iter().flatten().enumerate() {
-                check_origin(o, &format!("/target/allowedOrigins/{i}"))?;
-            }
-            if let Some(s) = &raw.serve {
-                check_relative_path(s, "/target/serve")?;
-                if raw.server.is_some() {
-                    return Err(FlowError::new(
-                        FlowErrorCode::TargetKind,
-                        "/target/serve",
-                        "use either serve (static directory) or server (a command), not both",
-                    ));
-                }
-            }
-            if let Some(s) = &raw.server {
-                if s.command.is_empty() {
-                    return Err(FlowError::new(
-                        FlowErrorCode::OutOfRange,
-                        "/target/server/command",
-                        "server.command needs a program",
-                    ));
-                }
-                if let Some(c) = &s.cwd {
-                    check_relative_path(c, "/target/server/cwd")?;
-                }
-                url::Url::parse(&s.ready_url).map_err(|e| {
-                    FlowError::new(FlowErrorCode::InvalidUrl, "/target/server/readyUrl", format!("not an absolute URL: {e}"))
-                })?;
-            }
-            Ok(Target::Browser(BrowserTarget {
-                url: raw.url,
-                base_url: raw.base_url,
-                allowed_origins: raw.allowed_origins.unwrap_or_default(),
-                profile: raw.profile,
-                server: raw.server,
-                serve: raw.serve,
-            }))
-        }
-        TargetKind::Terminal => {
-            stray("allowedOrigins", raw.allowed_origins.is_some())?;
-            stray("profile", raw.profile.is_some())?;
-            let c: CommandTarget = raw.command.expect("detected");
-            if c.argv.is_empty() || c.argv[0].is_empty() {
-                return Err(FlowError::new(
-                    FlowErrorCode::OutOfRange,
-                    "/target/command/argv",
-                    "argv needs a program as its first element",
-                ));
-            }
-            if let Some(cwd) = &c.cwd {
-                check_relative_path(cwd, "/target/command/cwd")?;
-            }
-            Ok(Target::Terminal(c))
-        }
-        TargetKind::Desktop => {
-            stray("allowedOrigins", raw.allowed_origins.is_some())?;
-            stray("profile", raw.profile.is_some())?;
-            let a: ApplicationTarget = raw.application.expect("detected");
-            let n = [
-                a.launch.is_some(),
-                a.pid.is_some(),
-                a.name.is_some(),
-                a.bundle_id.is_some(),
-            ]
-            .iter()
-            .filter(|b| **b)
-            .count();
-            if n != 1 {
-                return Err(FlowError::new(
-                    FlowErrorCode::TargetKind,
-                    "/target/application",
-                    "application needs exactly one of launch, pid, name, bundleId",
-                ));
-            }
-            if let Some(l) = &a.launch {
-                if l.argv.is_empty() || l.argv[0].is_empty() {
-                    return Err(FlowError::new(
-                        FlowErrorCode::OutOfRange,
-                        "/target/application/launch/argv",
-                        "argv needs a program as its first element",
-                    ));
-                }
-                if let Some(cwd) = &l.cwd {
-                    check_relative_path(cwd, "/target/application/launch/cwd")?;
-                }
-            }
-            Ok(Target::Desktop(a))
-        }
-    }
-}
-
 fn safe_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 100
         && s != "."
         && s != ".."
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
@@ -815,16 +579,22 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
     let rest = Value::Object(map);
     let parsed = match kind {
         TargetKind::Browser => BrowserAction::parse(&action, rest).map(|r| r.map(Action::Browser)),
-        TargetKind::Terminal => TerminalAction::parse(&action, rest).map(|r| r.map(Action::Terminal)),
+        TargetKind::Terminal => {
+            TerminalAction::parse(&action, rest).map(|r| r.map(Action::Terminal))
+        }
         TargetKind::Desktop => DesktopAction::parse(&action, rest).map(|r| r.map(Action::Desktop)),
     };
     let action = match parsed {
         None => {
-            let elsewhere: Vec<&str> = [TargetKind::Browser, TargetKind::Terminal, TargetKind::Desktop]
-                .into_iter()
-                .filter(|k| *k != kind && Action::names_for(*k).contains(&action.as_str()))
-                .map(|k| k.as_str())
-                .collect();
+            let elsewhere: Vec<&str> = [
+                TargetKind::Browser,
+                TargetKind::Terminal,
+                TargetKind::Desktop,
+            ]
+            .into_iter()
+            .filter(|k| *k != kind && Action::names_for(*k).contains(&action.as_str()))
+            .map(|k| k.as_str())
+            .collect();
             let msg = if elsewhere.is_empty() {
                 format!(
                     "unknown action {action:?}; {} actions are: {}",
@@ -838,13 +608,21 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
                     kind.as_str()
                 )
             };
-            return Err(FlowError::new(FlowErrorCode::UnknownAction, format!("{at}/action"), msg));
+            return Err(FlowError::new(
+                FlowErrorCode::UnknownAction,
+                format!("{at}/action"),
+                msg,
+            ));
         }
         Some(Err(e)) => return Err(serde_error(e, &at)),
         Some(Ok(a)) => a,
     };
     if let Err(p) = action.validate() {
-        return Err(FlowError::new(p.code, format!("{at}{}", p.pointer), p.message));
+        return Err(FlowError::new(
+            p.code,
+            format!("{at}{}", p.pointer),
+            p.message,
+        ));
     }
     Ok(Step {
         index,

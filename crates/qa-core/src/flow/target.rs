@@ -278,6 +278,3 @@ pub enum ReducedMotion {
     /// No preference.
     NoPreference,
 }
-
-
-

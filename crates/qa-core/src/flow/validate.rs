@@ -1,0 +1,277 @@
+//! Target, viewport and path validation.
+
+use super::parse::{FlowError, FlowErrorCode};
+use super::target::{
+    ApplicationTarget, BrowserTarget, CommandTarget, RawTarget, Target, TargetKind, Viewport,
+};
+use std::path::Path;
+
+pub(crate) fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Result<(), FlowError> {
+    let Some(vp) = vp else { return Ok(()) };
+    let browser_fields = [
+        ("width", vp.width.is_some()),
+        ("height", vp.height.is_some()),
+    ];
+    let terminal_fields = [("cols", vp.cols.is_some()), ("rows", vp.rows.is_some())];
+    let bad: Vec<(&str, bool)> = match kind {
+        TargetKind::Browser => terminal_fields.to_vec(),
+        TargetKind::Terminal => browser_fields.to_vec(),
+        TargetKind::Desktop => browser_fields
+            .iter()
+            .chain(&terminal_fields)
+            .copied()
+            .collect(),
+    };
+    if let Some((f, _)) = bad.iter().find(|(_, set)| *set) {
+        return Err(FlowError::new(
+            FlowErrorCode::UnknownField,
+            format!("/viewport/{f}"),
+            format!(
+                "viewport.{f} does not apply to a {} flow (browser: width/height; terminal: cols/rows)",
+                kind.as_str()
+            ),
+        ));
+    }
+    let ranges: [(&str, Option<u32>, u32, u32); 4] = [
+        ("width", vp.width, 100, 7680),
+        ("height", vp.height, 100, 4320),
+        ("cols", vp.cols.map(u32::from), 2, 1000),
+        ("rows", vp.rows.map(u32::from), 2, 500),
+    ];
+    for (f, v, lo, hi) in ranges {
+        if let Some(v) = v {
+            if v < lo || v > hi {
+                return Err(FlowError::new(
+                    FlowErrorCode::OutOfRange,
+                    format!("/viewport/{f}"),
+                    format!("viewport.{f} must be {lo}..={hi}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a relative path from a flow: not absolute, no `..`.
+pub(crate) fn check_relative_path(p: &str, at: &str) -> Result<(), FlowError> {
+    let path = Path::new(p);
+    if path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(FlowError::new(
+            FlowErrorCode::UnsafePath,
+            at,
+            format!(
+                "{p:?} must be a relative path inside the flow's directory (no '..', not absolute)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
+    let bad = || {
+        FlowError::new(
+            FlowErrorCode::InvalidOrigin,
+            at,
+            format!(
+                "{o:?} is not an exact origin; write scheme://host[:port] with no path or wildcard"
+            ),
+        )
+    };
+    let u = url::Url::parse(o).map_err(|_| bad())?;
+    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss")
+        || u.host_str().is_none()
+        || o.contains('*')
+        || o.trim_end_matches('/') != u.origin().ascii_serialization()
+    {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
+    let browser =
+        raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
+    let terminal = raw.command.is_some();
+    let desktop = raw.application.is_some();
+    let n = [browser, terminal, desktop].iter().filter(|b| **b).count();
+    if n == 0 {
+        return Err(FlowError::new(
+            FlowErrorCode::TargetKind,
+            "/target",
+            "the target needs exactly one of url (browser), command (terminal), application (desktop)",
+        ));
+    }
+    if n > 1 {
+        let mut kinds = Vec::new();
+        if browser {
+            kinds.push("url");
+        }
+        if terminal {
+            kinds.push("command");
+        }
+        if desktop {
+            kinds.push("application");
+        }
+        return Err(FlowError::new(
+            FlowErrorCode::TargetKind,
+            "/target",
+            format!(
+                "the target names {} kinds ({}); a flow drives exactly one",
+                n,
+                kinds.join(", ")
+            ),
+        ));
+    }
+    let detected = if browser {
+        TargetKind::Browser
+    } else if terminal {
+        TargetKind::Terminal
+    } else {
+        TargetKind::Desktop
+    };
+    if let Some(k) = raw.kind {
+        if k != detected {
+            return Err(FlowError::new(
+                FlowErrorCode::TargetKind,
+                "/target/kind",
+                format!(
+                    "kind {:?} contradicts the target, which is a {} target",
+                    k.as_str(),
+                    detected.as_str()
+                ),
+            ));
+        }
+    }
+    let stray = |f: &str, set: bool| -> Result<(), FlowError> {
+        if set {
+            Err(FlowError::new(
+                FlowErrorCode::UnknownField,
+                format!("/target/{f}"),
+                format!(
+                    "target.{f} does not apply to a {} target",
+                    detected.as_str()
+                ),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match detected {
+        TargetKind::Browser => {
+            if let Some(u) = &raw.url {
+                if raw.serve.is_none() && raw.base_url.is_none() {
+                    url::Url::parse(u).map_err(|e| {
+                        FlowError::new(
+                            FlowErrorCode::InvalidUrl,
+                            "/target/url",
+                            format!("not an absolute URL: {e}"),
+                        )
+                    })?;
+                }
+            }
+            if let Some(b) = &raw.base_url {
+                url::Url::parse(b).map_err(|e| {
+                    FlowError::new(
+                        FlowErrorCode::InvalidUrl,
+                        "/target/baseUrl",
+                        format!("not an absolute URL: {e}"),
+                    )
+                })?;
+            }
+            for (i, o) in raw.allowed_origins.iter().flatten().enumerate() {
+                check_origin(o, &format!("/target/allowedOrigins/{i}"))?;
+            }
+            if let Some(s) = &raw.serve {
+                check_relative_path(s, "/target/serve")?;
+                if raw.server.is_some() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::TargetKind,
+                        "/target/serve",
+                        "use either serve (static directory) or server (a command), not both",
+                    ));
+                }
+            }
+            if let Some(s) = &raw.server {
+                if s.command.is_empty() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::OutOfRange,
+                        "/target/server/command",
+                        "server.command needs a program",
+                    ));
+                }
+                if let Some(c) = &s.cwd {
+                    check_relative_path(c, "/target/server/cwd")?;
+                }
+                url::Url::parse(&s.ready_url).map_err(|e| {
+                    FlowError::new(
+                        FlowErrorCode::InvalidUrl,
+                        "/target/server/readyUrl",
+                        format!("not an absolute URL: {e}"),
+                    )
+                })?;
+            }
+            Ok(Target::Browser(BrowserTarget {
+                url: raw.url,
+                base_url: raw.base_url,
+                allowed_origins: raw.allowed_origins.unwrap_or_default(),
+                profile: raw.profile,
+                server: raw.server,
+                serve: raw.serve,
+            }))
+        }
+        TargetKind::Terminal => {
+            stray("allowedOrigins", raw.allowed_origins.is_some())?;
+            stray("profile", raw.profile.is_some())?;
+            let c: CommandTarget = raw.command.expect("detected");
+            if c.argv.is_empty() || c.argv[0].is_empty() {
+                return Err(FlowError::new(
+                    FlowErrorCode::OutOfRange,
+                    "/target/command/argv",
+                    "argv needs a program as its first element",
+                ));
+            }
+            if let Some(cwd) = &c.cwd {
+                check_relative_path(cwd, "/target/command/cwd")?;
+            }
+            Ok(Target::Terminal(c))
+        }
+        TargetKind::Desktop => {
+            stray("allowedOrigins", raw.allowed_origins.is_some())?;
+            stray("profile", raw.profile.is_some())?;
+            let a: ApplicationTarget = raw.application.expect("detected");
+            let n = [
+                a.launch.is_some(),
+                a.pid.is_some(),
+                a.name.is_some(),
+                a.bundle_id.is_some(),
+            ]
+            .iter()
+            .filter(|b| **b)
+            .count();
+            if n != 1 {
+                return Err(FlowError::new(
+                    FlowErrorCode::TargetKind,
+                    "/target/application",
+                    "application needs exactly one of launch, pid, name, bundleId",
+                ));
+            }
+            if let Some(l) = &a.launch {
+                if l.argv.is_empty() || l.argv[0].is_empty() {
+                    return Err(FlowError::new(
+                        FlowErrorCode::OutOfRange,
+                        "/target/application/launch/argv",
+                        "argv needs a program as its first element",
+                    ));
+                }
+                if let Some(cwd) = &l.cwd {
+                    check_relative_path(cwd, "/target/application/launch/cwd")?;
+                }
+            }
+            Ok(Target::Desktop(a))
+        }
+    }
+}
