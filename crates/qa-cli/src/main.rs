@@ -35,7 +35,8 @@ mod exit {
     about = "Reproduce user-visible bugs and prove fixes on real UIs: web pages in Chromium, terminal programs in a PTY, desktop apps through accessibility.",
     long_about = "ui-qa runs a small declarative JSONC flow against a real surface and returns PASSED, FAILED or BLOCKED with evidence.\n\n\
         Start with `ui-qa guide --backend browser|tui|desktop` to learn the flow vocabulary, `ui-qa check FLOW` to validate a flow without launching anything, and `ui-qa run FLOW` to run it.",
-    after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled."
+    after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled.",
+    after_long_help = "Examples:\n  ui-qa check flow.jsonc                          validate, launch nothing\n  ui-qa run examples/tui-hello.jsonc              run a flow, evidence in .ui-qa/runs/<id>/\n  ui-qa run --json flow.jsonc > result.json       the result document on stdout\n  ui-qa run --virtual-display desktop.jsonc       desktop flow on a headless Linux host\n  ui-qa guide --backend tui --topic pty           how the terminal driver works\n\nExit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled."
 )]
 struct Cli {
     #[command(subcommand)]
