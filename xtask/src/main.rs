@@ -4,6 +4,7 @@
 //! - `cargo xtask schemas`  regenerate `schemas/*.schema.json` from the Rust types
 //! - `cargo xtask test`     `deps`, then build and run the whole test suite
 //! - `cargo xtask ci`       `test` plus formatting and clippy checks
+//! - `cargo xtask deny`     `cargo deny check bans licenses sources`
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -147,6 +148,16 @@ fn test() -> bool {
         && run(cargo().args(["test", "--workspace", "--no-fail-fast"]))
 }
 
+fn deny() -> bool {
+    let have = Command::new("cargo-deny").arg("--version").output().is_ok();
+    if !have {
+        eprintln!("xtask deny: cargo-deny is not installed; run: cargo install cargo-deny --locked");
+        return false;
+    }
+    // Advisories need the advisory database from the network; check it where that is reachable.
+    run(cargo().args(["deny", "check", "bans", "licenses", "sources"]))
+}
+
 fn ci() -> bool {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
         && run(cargo().args([
@@ -167,13 +178,15 @@ fn main() -> ExitCode {
         Some("schemas") => schemas(),
         Some("test") => test(),
         Some("ci") => ci(),
+        Some("deny") => deny(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <deps|schemas|test|ci>\n\
                  \n  deps     install the Debian packages the tests need (idempotent)\
                  \n  schemas  regenerate schemas/*.schema.json from the Rust types\
                  \n  test     deps, then build and run the whole test suite\
-                 \n  ci       formatting, clippy, then test"
+                 \n  ci       formatting, clippy, then test\
+                 \n  deny     cargo-deny: licenses, bans, sources (deny.toml)"
             );
             return ExitCode::from(2);
         }
