@@ -1,21 +1,119 @@
 //! Process ownership shared by every driver.
 //!
-//! Every program a run starts is launched into a new session (and so a new
-//! process group) and registered with the run's [`ProcessOwner`]. Cleanup
-//! ends exactly what was registered — the whole session, job-control groups
-//! inside it, and descendants that escaped — with SIGTERM, a grace period,
-//! then SIGKILL, bounded by the cleanup deadline, and reports it in a
-//! [`CleanupReport`]. Nothing is ever matched by name.
+//! A run must end exactly the processes it started — all of them, and
+//! nothing else. Nothing is ever matched by name.
 //!
-//! (Initial version: group-based termination; the session scan, subreaper and
-//! watchdog are added on top of this API.)
+//! # Launch
+//!
+//! Every program is launched into a new session ([`ProcessOwner::prepare`]
+//! calls `setsid` between fork and exec; PTY spawns do the same), so the
+//! registered pid is also its session id and process-group id. Commands
+//! spawned through [`ProcessOwner::spawn`] also carry the environment
+//! variable [`OWNER_ENV`] with a value unique to the owner; programs you
+//! spawn yourself can carry it too ([`ProcessOwner::marker`]). The marker is
+//! only used to claim orphans the runner adopted (below), never to find
+//! processes anywhere else.
+//!
+//! # What an owner owns (Linux)
+//!
+//! Every process is named by `(pid, start time)` — field 22 of
+//! `/proc/<pid>/stat` — so a reused pid number is never mistaken for an
+//! owned process. An owner owns, at the moment it looks:
+//!
+//! 1. its registered roots;
+//! 2. every process in a registered session — this covers job-control
+//!    groups inside the session (`sleep 1000 &` typed into an interactive
+//!    shell gets its own process group, but keeps the session);
+//! 3. every descendant, by current parent pid, of an owned process, and
+//!    every session led by an owned process (a descendant that called
+//!    `setsid`);
+//! 4. descendants it saw earlier: while anything is registered, a sampler
+//!    thread walks `/proc` every 150 ms and remembers every owned process;
+//! 5. orphans the runner adopted that carry the owner's marker.
+//!
+//! On the first [`ProcessOwner::new`] the process becomes a *child
+//! subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`): a descendant that
+//! double-forks and calls `setsid` re-parents to the runner instead of
+//! init, so rules 4 and 5 can still find it. This is process-wide and
+//! permanent: orphans of *any* of the host's children re-parent to the host
+//! too. Cleanup collects the zombies of adopted orphans it owns
+//! (`waitpid(pid, WNOHANG)` on those pids only; children spawned through
+//! tokio are left for tokio to reap).
+//!
+//! Never owned: the runner itself, pid 1, the watchdog, and the runner's own
+//! session as a whole (a root registered without `setsid` is ended with its
+//! descendants only).
+//!
+//! # Cleanup
+//!
+//! [`ProcessOwner::end_all`] sends SIGTERM to every owned process, re-reads
+//! `/proc` every 25 ms for up to `grace` (never past the deadline), sending
+//! SIGTERM to processes that appear meanwhile, then sends SIGKILL to
+//! survivors and waits for them for the time left before the deadline
+//! (at least 0.5 s, at most 3 s). Signals go through `pidfd_send_signal`
+//! after checking the start time, so they cannot hit a reused pid. The
+//! report lists every root (`exited` if it had already ended) and every
+//! other owned process that was still there, with how it ended (`exited`,
+//! `SIGTERM`, `SIGKILL`) and the root's label (`<label> descendant` for
+//! the others); anything still running is in `left` with the reason, and
+//! the status is then `incomplete`. [`ProcessOwner::kill_all_now`] sends
+//! SIGKILL to everything owned at once (a second Ctrl-C).
+//!
+//! # Watchdog
+//!
+//! A runner killed with SIGKILL cannot clean up. The first owner therefore
+//! forks one watchdog process per host process (no re-exec, so it works in
+//! any binary). It holds the read end of a socket pair; the runner writes
+//! `add <sid> <leader start>` for every owned session — registered roots
+//! and escaped sessions alike — and `del <sid>` once cleanup ended it. When
+//! the read reaches end-of-file (the runner exited or died) the watchdog
+//! ends every session still registered and its descendants — SIGTERM, 1 s,
+//! SIGKILL — and exits. It is in its own session, ignores SIGINT, SIGTERM,
+//! SIGHUP and the stop signals, and relies only on end-of-file. The
+//! watchdog does not know the sampler's memory: a `setsid` daemon whose
+//! session was never seen by the runner cannot be found after the runner
+//! died.
+//!
+//! # Other platforms
+//!
+//! Other Unix systems (macOS) have no subreaper and no `/proc`: an owner
+//! ends the process groups it registered with `killpg` (SIGTERM, grace,
+//! SIGKILL), and the watchdog does the same; job-control groups and
+//! `setsid` descendants can escape there. On other platforms the module
+//! compiles, and cleanup reports every registered process as left, "not
+//! implemented on this platform".
 
 use crate::deadline::Deadline;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+mod owned;
+#[cfg(target_os = "linux")]
+mod tree;
+#[cfg(target_os = "linux")]
+use owned::Owner as Platform;
+
+#[cfg(all(unix, not(target_os = "linux")))]
+mod groups;
+#[cfg(all(unix, not(target_os = "linux")))]
+use groups::Owner as Platform;
+
+#[cfg(unix)]
+mod watchdog;
+
+#[cfg(not(unix))]
+mod unsupported;
+#[cfg(not(unix))]
+use unsupported::Owner as Platform;
+
+/// The environment variable that marks commands an owner spawned (see
+/// [`ProcessOwner::marker`]).
+pub const OWNER_ENV: &str = "UI_QA_OWNER";
 /// Default grace between SIGTERM and SIGKILL.
 pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
 
@@ -77,22 +175,34 @@ impl CleanupReport {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Registered {
-    pid: u32,
-    label: String,
+/// Owns the processes one run started.
+///
+/// Launch every program through [`ProcessOwner::spawn`], or prepare it with
+/// [`ProcessOwner::prepare`] and [`ProcessOwner::register`] its pid; end
+/// them with [`ProcessOwner::end_all`]. See the [module docs](self) for the
+/// exact rules.
+#[derive(Debug)]
+pub struct ProcessOwner {
+    platform: Platform,
+    next_root: AtomicU64,
 }
 
-/// Owns the processes one run started.
-#[derive(Debug, Default)]
-pub struct ProcessOwner {
-    registered: Mutex<Vec<Registered>>,
+static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+
+impl Default for ProcessOwner {
+    fn default() -> ProcessOwner {
+        ProcessOwner::new()
+    }
 }
 
 impl ProcessOwner {
-    /// A new owner for one run.
+    /// A new owner for one run. The first one in a process makes it a child
+    /// subreaper (Linux) and starts the watchdog (Unix).
     pub fn new() -> ProcessOwner {
-        ProcessOwner::default()
+        ProcessOwner {
+            platform: Platform::new(NEXT_OWNER.fetch_add(1, Ordering::Relaxed)),
+            next_root: AtomicU64::new(1),
+        }
     }
 
     /// Makes a command start in a new session (Unix: `setsid` before exec),
@@ -133,113 +243,49 @@ impl ProcessOwner {
         let _ = cmd;
     }
 
-    /// Prepares, spawns and registers a command.
+    /// The environment variable and value marking a command as this
+    /// owner's. Set it on commands you spawn yourself (for example through
+    /// a PTY) before registering them, so orphans they leave behind can be
+    /// claimed even if they escaped before the sampler saw them.
+    pub fn marker(&self) -> (&'static str, String) {
+        (OWNER_ENV, self.platform.marker(None))
+    }
+
+    /// Prepares, marks, spawns and registers a command.
     pub fn spawn(
         &self,
         mut cmd: tokio::process::Command,
         label: &str,
     ) -> std::io::Result<tokio::process::Child> {
+        let seq = self.next_root.fetch_add(1, Ordering::Relaxed);
+        cmd.env(OWNER_ENV, self.platform.marker(Some(seq)));
         Self::prepare(&mut cmd);
         let child = cmd.spawn()?;
         if let Some(pid) = child.id() {
-            self.register(pid, label);
+            self.platform.register(pid, label, Some(seq));
         }
         Ok(child)
     }
 
     /// Registers a process that leads its own session (it called `setsid`,
-    /// as [`ProcessOwner::prepare`] and PTY spawns do).
+    /// as [`ProcessOwner::prepare`] and PTY spawns do). A process that does
+    /// not lead a session is still ended, with its descendants, but its
+    /// session is not.
     pub fn register(&self, pid: u32, label: &str) {
-        self.registered
-            .lock()
-            .expect("registry lock")
-            .push(Registered {
-                pid,
-                label: label.to_string(),
-            });
+        self.platform.register(pid, label, None);
     }
 
-    /// Ends everything registered: SIGTERM, `grace`, SIGKILL, bounded by `deadline`.
+    /// Ends everything owned: SIGTERM, up to `grace`, SIGKILL, bounded by
+    /// `deadline` (see the [module docs](self)). Registrations are consumed;
+    /// what is left stays owned for a later call.
     pub async fn end_all(&self, grace: Duration, deadline: Deadline) -> CleanupReport {
-        let regs: Vec<Registered> = std::mem::take(&mut *self.registered.lock().expect("registry lock"));
-        let mut report = CleanupReport::default();
-        for r in regs {
-            let how = end_group(r.pid, grace, deadline).await;
-            match how {
-                Ok(how) => report.ended.push(EndedProcess {
-                    pid: r.pid,
-                    label: r.label,
-                    how,
-                }),
-                Err(reason) => report.left.push(LeftProcess {
-                    pid: r.pid,
-                    label: r.label,
-                    reason,
-                }),
-            }
-        }
-        if !report.left.is_empty() {
-            report.status = CleanupStatus::Incomplete;
-        }
-        report
+        self.platform.end_all(grace, deadline).await
     }
 
-    /// Sends SIGKILL to everything registered at once (second Ctrl-C).
+    /// Sends SIGKILL to everything owned at once (a second Ctrl-C). Does
+    /// not wait and does not consume registrations: call
+    /// [`ProcessOwner::end_all`] afterwards for the report.
     pub fn kill_all_now(&self) {
-        #[cfg(unix)]
-        for r in self.registered.lock().expect("registry lock").iter() {
-            #[allow(unsafe_code)]
-            // SAFETY: plain kill(2) on a group this run registered.
-            unsafe {
-                libc::kill(-(r.pid as i32), libc::SIGKILL);
-            }
-        }
+        self.platform.kill_all_now();
     }
-}
-
-#[cfg(unix)]
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => {
-            let state = s.rsplit(')').next().and_then(|r| r.split_whitespace().next());
-            !matches!(state, Some("Z") | Some("X"))
-        }
-        Err(_) => false,
-    }
-}
-
-#[cfg(unix)]
-async fn end_group(pid: u32, grace: Duration, deadline: Deadline) -> Result<String, String> {
-    if !alive(pid) {
-        return Ok("exited".into());
-    }
-    #[allow(unsafe_code)]
-    // SAFETY: plain kill(2) on a group this run registered.
-    unsafe {
-        libc::kill(-(pid as i32), libc::SIGTERM);
-    }
-    let term_deadline = Deadline::after(grace).min(deadline);
-    while !term_deadline.expired() {
-        if !alive(pid) {
-            return Ok("SIGTERM".into());
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    #[allow(unsafe_code)]
-    // SAFETY: plain kill(2) on a group this run registered.
-    unsafe {
-        libc::kill(-(pid as i32), libc::SIGKILL);
-    }
-    for _ in 0..50 {
-        if !alive(pid) {
-            return Ok("SIGKILL".into());
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    Err("still running after SIGKILL".into())
-}
-
-#[cfg(not(unix))]
-async fn end_group(_pid: u32, _grace: Duration, _deadline: Deadline) -> Result<String, String> {
-    Err("process cleanup is not implemented on this platform".into())
 }

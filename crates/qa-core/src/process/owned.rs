@@ -1,0 +1,505 @@
+//! Linux: sessions, descendants, adopted orphans, the sampler and cleanup.
+
+use super::linux::{self, Sent, Stat};
+use super::tree::{find_owned, Found, Known, Session, Tracked};
+use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, LeftProcess, OWNER_ENV};
+use crate::deadline::Deadline;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, Once, Weak};
+use std::time::Duration;
+
+/// How often the sampler walks `/proc` while something is registered.
+const SAMPLE_EVERY: Duration = Duration::from_millis(150);
+/// How often cleanup re-reads `/proc` while it waits.
+const POLL_EVERY: Duration = Duration::from_millis(25);
+/// How long cleanup waits for SIGKILL to take effect: at least…
+const KILL_WAIT_MIN: Duration = Duration::from_millis(500);
+/// …and at most.
+const KILL_WAIT_MAX: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Clone)]
+struct Root {
+    pid: u32,
+    start: Option<u64>,
+    label: String,
+    seq: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    roots: Vec<Root>,
+    sessions: HashMap<u32, Session>,
+    tracked: HashMap<u32, Tracked>,
+    /// Direct children of ours checked and found not to carry our marker.
+    not_ours: HashSet<(u32, u64)>,
+    sampler: bool,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    token: String,
+}
+
+/// The Linux owner.
+#[derive(Debug)]
+pub(super) struct Owner {
+    shared: Arc<Shared>,
+}
+
+static SUBREAPER: Once = Once::new();
+
+fn self_stat() -> Stat {
+    linux::read_stat(std::process::id()).unwrap_or(Stat {
+        pid: std::process::id(),
+        ppid: 0,
+        sid: 0,
+        start: 0,
+        state: b'R',
+    })
+}
+
+impl Owner {
+    pub(super) fn new(seq: u64) -> Owner {
+        SUBREAPER.call_once(|| {
+            linux::become_subreaper();
+        });
+        watchdog::ensure();
+        let me = self_stat();
+        Owner {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                token: format!("{}-{}-{seq}", me.pid, me.start),
+            }),
+        }
+    }
+
+    /// The marker value for a command this owner will register as root `seq`.
+    pub(super) fn marker(&self, seq: Option<u64>) -> String {
+        match seq {
+            Some(n) => format!("{}.{n}", self.shared.token),
+            None => self.shared.token.clone(),
+        }
+    }
+
+    pub(super) fn register(&self, pid: u32, label: &str, seq: Option<u64>) {
+        let stat = linux::read_stat(pid);
+        let mut st = self.shared.lock();
+        st.roots.push(Root {
+            pid,
+            start: stat.map(|s| s.start),
+            label: label.to_string(),
+            seq,
+        });
+        if let Some(s) = stat {
+            if s.leads_session() && s.sid != self_stat().sid {
+                st.sessions.insert(
+                    pid,
+                    Session {
+                        leader_start: s.start,
+                        root: pid,
+                    },
+                );
+                watchdog::add(pid, s.start);
+            }
+        }
+        if !st.sampler {
+            st.sampler = true;
+            let weak = Arc::downgrade(&self.shared);
+            let started = std::thread::Builder::new()
+                .name("ui-qa-process-sampler".into())
+                .spawn(move || sample_loop(weak));
+            if started.is_err() {
+                st.sampler = false;
+            }
+        }
+    }
+
+    pub(super) async fn end_all(&self, grace: Duration, deadline: Deadline) -> CleanupReport {
+        let (roots, sessions, tracked) = {
+            let mut st = self.shared.lock();
+            (
+                std::mem::take(&mut st.roots),
+                std::mem::take(&mut st.sessions),
+                std::mem::take(&mut st.tracked),
+            )
+        };
+        let mut run = Cleanup::new(&self.shared, roots, sessions, tracked);
+        run.look(Some(libc::SIGTERM));
+        let term_until = Deadline::after(grace).min(deadline);
+        while !term_until.expired() && run.any_running() {
+            tokio::time::sleep(POLL_EVERY.min(term_until.remaining())).await;
+            run.look(Some(libc::SIGTERM));
+        }
+        if run.any_running() {
+            run.look(Some(libc::SIGKILL));
+            let wait = deadline.remaining().clamp(KILL_WAIT_MIN, KILL_WAIT_MAX);
+            let kill_until = Deadline::after(wait);
+            while !kill_until.expired() && run.any_running() {
+                tokio::time::sleep(POLL_EVERY).await;
+                run.look(Some(libc::SIGKILL));
+            }
+        }
+        run.finish()
+    }
+
+    pub(super) fn kill_all_now(&self) {
+        let mut run = {
+            let st = self.shared.lock();
+            Cleanup::new(
+                &self.shared,
+                st.roots.clone(),
+                st.sessions.clone(),
+                st.tracked.clone(),
+            )
+        };
+        run.look(Some(libc::SIGKILL));
+        // Keep what this pass learned (escaped sessions) for `end_all`.
+        let mut st = self.shared.lock();
+        for (sid, sess) in run.sessions {
+            st.sessions.entry(sid).or_insert(sess);
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a direct child of ours carries this owner's marker; if so,
+    /// the root it is attributed to.
+    fn vouch(&self, st: &mut State, s: &Stat) -> Option<u32> {
+        if st.not_ours.contains(&(s.pid, s.start)) {
+            return None;
+        }
+        let value = linux::environ_value(s.pid, OWNER_ENV);
+        let ours = value.as_deref().and_then(|v| {
+            let rest = v.strip_prefix(self.token.as_str())?;
+            if rest.is_empty() {
+                return Some(None);
+            }
+            Some(rest.strip_prefix('.')?.parse::<u64>().ok())
+        });
+        let Some(seq) = ours else {
+            st.not_ours.insert((s.pid, s.start));
+            return None;
+        };
+        let by_seq = seq.and_then(|n| st.roots.iter().find(|r| r.seq == Some(n)));
+        by_seq.or(st.roots.first()).map(|r| r.pid)
+    }
+
+    /// One sampler pass: remember every descendant and escaped session.
+    /// Returns false (and marks the sampler stopped) once nothing is
+    /// registered; the next registration starts a new one.
+    fn sample(&self) -> bool {
+        {
+            let mut st = self.lock();
+            if st.roots.is_empty() {
+                st.sampler = false;
+                return false;
+            }
+        }
+        let table = linux::scan();
+        let me = self_stat();
+        let exclude: Vec<u32> = watchdog::pid().into_iter().collect();
+        let mut st = self.lock();
+        if st.roots.is_empty() {
+            return true; // `end_all` took them while we read /proc.
+        }
+        let roots: Vec<(u32, u64)> = st
+            .roots
+            .iter()
+            .filter_map(|r| Some((r.pid, r.start?)))
+            .collect();
+        let (sessions, tracked) = (st.sessions.clone(), st.tracked.clone());
+        let known = Known {
+            roots: &roots,
+            sessions: &sessions,
+            tracked: &tracked,
+            self_pid: me.pid,
+            self_sid: me.sid,
+            exclude: &exclude,
+        };
+        let found = find_owned(&table, &known, |s| self.vouch(&mut st, s));
+        let root_pids: HashSet<u32> = roots.iter().map(|r| r.0).collect();
+        let mut alive = HashMap::new();
+        for o in &found.owned {
+            if root_pids.contains(&o.stat.pid) {
+                continue;
+            }
+            if o.stat.is_dead() {
+                // An adopted orphan's zombie is ours to collect.
+                if o.stat.ppid == me.pid {
+                    linux::reap(o.stat.pid);
+                }
+                continue;
+            }
+            alive.insert(
+                o.stat.pid,
+                Tracked {
+                    start: o.stat.start,
+                    root: o.root,
+                },
+            );
+        }
+        st.tracked = alive;
+        for (sid, sess) in found.new_sessions {
+            st.sessions.insert(sid, sess);
+            watchdog::add(sid, sess.leader_start);
+        }
+        let present: HashSet<(u32, u64)> = table.iter().map(|s| (s.pid, s.start)).collect();
+        st.not_ours.retain(|k| present.contains(k));
+        true
+    }
+}
+
+fn sample_loop(weak: Weak<Shared>) {
+    loop {
+        std::thread::sleep(SAMPLE_EVERY);
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        if !shared.sample() {
+            return;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    Termed,
+    Killed,
+}
+
+#[derive(Debug)]
+struct Entry {
+    stat: Stat,
+    root: u32,
+    phase: Phase,
+    how: Option<&'static str>,
+    error: Option<i32>,
+}
+
+/// One cleanup pass over an owner's processes.
+struct Cleanup<'a> {
+    shared: &'a Shared,
+    roots: Vec<Root>,
+    sessions: HashMap<u32, Session>,
+    tracked: HashMap<u32, Tracked>,
+    entries: HashMap<u32, Entry>,
+    me: Stat,
+    exclude: Vec<u32>,
+}
+
+impl<'a> Cleanup<'a> {
+    fn new(
+        shared: &'a Shared,
+        roots: Vec<Root>,
+        sessions: HashMap<u32, Session>,
+        tracked: HashMap<u32, Tracked>,
+    ) -> Cleanup<'a> {
+        Cleanup {
+            shared,
+            roots,
+            sessions,
+            tracked,
+            entries: HashMap::new(),
+            me: self_stat(),
+            exclude: watchdog::pid().into_iter().collect(),
+        }
+    }
+
+    /// Reads `/proc`, records newly found owned processes, notes which are
+    /// gone, and sends `sig` to every running one not yet sent it (or a
+    /// stronger signal).
+    fn look(&mut self, sig: Option<libc::c_int>) {
+        if self.roots.is_empty() && self.tracked.is_empty() && self.sessions.is_empty() {
+            return;
+        }
+        let table = linux::scan();
+        let found = self.find(&table);
+        for (sid, sess) in &found.new_sessions {
+            self.sessions.insert(*sid, *sess);
+            watchdog::add(*sid, sess.leader_start);
+        }
+        let by_pid: HashMap<u32, &Stat> = table.iter().map(|s| (s.pid, s)).collect();
+        for e in self.entries.values_mut() {
+            let gone = by_pid
+                .get(&e.stat.pid)
+                .is_none_or(|s| s.start != e.stat.start || s.is_dead());
+            if gone && e.how.is_none() {
+                e.how = Some(match e.phase {
+                    Phase::Running => "exited",
+                    Phase::Termed => "SIGTERM",
+                    Phase::Killed => "SIGKILL",
+                });
+            }
+        }
+        for o in found.owned {
+            let e = self.entries.entry(o.stat.pid).or_insert(Entry {
+                stat: o.stat,
+                root: o.root,
+                phase: Phase::Running,
+                how: None,
+                error: None,
+            });
+            if o.stat.is_dead() && e.how.is_none() {
+                e.how = Some("exited");
+            }
+        }
+        let Some(sig) = sig else { return };
+        let phase = if sig == libc::SIGKILL {
+            Phase::Killed
+        } else {
+            Phase::Termed
+        };
+        for e in self.entries.values_mut() {
+            if e.how.is_some() || e.phase == phase || e.phase == Phase::Killed {
+                continue;
+            }
+            match linux::signal_verified(e.stat.pid, e.stat.start, sig) {
+                Sent::Delivered => e.phase = phase,
+                Sent::Gone => {
+                    e.how = Some(match e.phase {
+                        Phase::Running => "exited",
+                        Phase::Termed => "SIGTERM",
+                        Phase::Killed => "SIGKILL",
+                    })
+                }
+                Sent::Failed(errno) => e.error = Some(errno),
+            }
+        }
+    }
+
+    fn find(&mut self, table: &[Stat]) -> Found {
+        let roots: Vec<(u32, u64)> = self
+            .roots
+            .iter()
+            .filter_map(|r| Some((r.pid, r.start?)))
+            .collect();
+        let known = Known {
+            roots: &roots,
+            sessions: &self.sessions,
+            tracked: &self.tracked,
+            self_pid: self.me.pid,
+            self_sid: self.me.sid,
+            exclude: &self.exclude,
+        };
+        let shared = self.shared;
+        let mut st = shared.lock();
+        // Vouch with the roots being ended (they were taken out of `st`).
+        let saved = std::mem::replace(&mut st.roots, self.roots.clone());
+        let found = find_owned(table, &known, |s| shared.vouch(&mut st, s));
+        let restored = std::mem::replace(&mut st.roots, saved);
+        drop(restored);
+        found
+    }
+
+    fn any_running(&self) -> bool {
+        self.entries.values().any(|e| e.how.is_none())
+    }
+
+    fn label(&self, root: u32) -> String {
+        self.roots
+            .iter()
+            .find(|r| r.pid == root)
+            .or(self.roots.first())
+            .map(|r| r.label.clone())
+            .unwrap_or_else(|| "unregistered".into())
+    }
+
+    /// Collects adopted zombies, unregisters ended sessions and builds the
+    /// report. Whatever is left stays known to the owner and the watchdog.
+    fn finish(mut self) -> CleanupReport {
+        self.look(None);
+        let root_pids: HashSet<u32> = self.roots.iter().map(|r| r.pid).collect();
+        for e in self.entries.values() {
+            if e.how.is_some() && e.stat.ppid == self.me.pid && !root_pids.contains(&e.stat.pid) {
+                linux::reap(e.stat.pid);
+            }
+        }
+        let mut report = CleanupReport::default();
+        for r in &self.roots {
+            if !self.entries.contains_key(&r.pid) {
+                report.ended.push(EndedProcess {
+                    pid: r.pid,
+                    label: r.label.clone(),
+                    how: "exited".into(),
+                });
+            }
+        }
+        let mut entries: Vec<&Entry> = self.entries.values().collect();
+        entries.sort_by_key(|e| (!root_pids.contains(&e.stat.pid), e.stat.pid));
+        let mut left_sids = HashSet::new();
+        let mut left_roots = HashSet::new();
+        let mut left_tracked = HashMap::new();
+        for e in entries {
+            let label = if root_pids.contains(&e.stat.pid) {
+                self.label(e.stat.pid)
+            } else {
+                format!("{} descendant", self.label(e.root))
+            };
+            match e.how {
+                Some(how) => report.ended.push(EndedProcess {
+                    pid: e.stat.pid,
+                    label,
+                    how: how.into(),
+                }),
+                None => {
+                    left_sids.insert(e.stat.sid);
+                    left_roots.insert(e.root);
+                    left_tracked.insert(
+                        e.stat.pid,
+                        Tracked {
+                            start: e.stat.start,
+                            root: e.root,
+                        },
+                    );
+                    let reason = match e.error {
+                        Some(errno) => format!(
+                            "could not be signalled: {}",
+                            std::io::Error::from_raw_os_error(errno)
+                        ),
+                        None => format!(
+                            "still running after {} (state {})",
+                            if e.phase == Phase::Killed {
+                                "SIGKILL"
+                            } else {
+                                "SIGTERM"
+                            },
+                            linux::read_stat(e.stat.pid)
+                                .map(|s| s.state as char)
+                                .unwrap_or('?')
+                        ),
+                    };
+                    report.left.push(LeftProcess {
+                        pid: e.stat.pid,
+                        label,
+                        reason,
+                    });
+                }
+            }
+        }
+        let mut st = self.shared.lock();
+        for (sid, sess) in self.sessions {
+            if left_sids.contains(&sid) {
+                st.sessions.entry(sid).or_insert(sess);
+            } else {
+                watchdog::del(sid);
+            }
+        }
+        st.tracked.extend(left_tracked);
+        if !report.left.is_empty() {
+            report.status = CleanupStatus::Incomplete;
+            // Keep the labels of what is left for a later attempt.
+            for r in self.roots {
+                if left_roots.contains(&r.pid) && !st.roots.iter().any(|x| x.pid == r.pid) {
+                    st.roots.push(r);
+                }
+            }
+        }
+        report
+    }
+}
