@@ -1,1 +1,197 @@
-//! placeholder
+//! # qa-tui — the ui-qa terminal driver
+//!
+//! Runs a real terminal program in a PTY the run owns (`pty-process`), models
+//! its screen with a real terminal core (`alacritty_terminal`), answers the
+//! program's terminal queries, encodes named keys from the live terminal
+//! modes, and keeps evidence: a bounded asciicast v2 replay of every run and
+//! text + PNG captures of the grid. [`TuiDriver`] implements
+//! [`qa_core::SurfaceDriver`] for flows whose target is `command`.
+//!
+//! ```no_run
+//! # async fn demo(ctx: qa_core::SessionContext) -> Result<(), qa_core::DriverError> {
+//! use qa_core::{flow::Flow, Deadline, SurfaceDriver};
+//! let flow = Flow::parse(r#"{ "target": { "command": { "argv": ["python3", "-q"] } },
+//!   "steps": [ { "action": "sendText", "text": "6*7" }, { "action": "sendKeys", "keys": ["Enter"] },
+//!              { "action": "waitForText", "text": "42" } ] }"#, std::path::Path::new(".")).unwrap();
+//! let mut session = qa_tui::TuiDriver::new().open(&flow, ctx).await?;
+//! for step in &flow.steps[..2] { session.perform(step, Deadline::after_ms(5_000)).await?; }
+//! let verdict = session.verify(&flow.steps[2], Deadline::after_ms(5_000)).await?;
+//! let closed = session.close(Deadline::after_ms(5_000)).await; // replay in closed.artifacts
+//! # let _ = (verdict, closed); Ok(()) }
+//! ```
+//!
+//! The pure parts stand alone and are unit-tested: [`keys`] (key and paste
+//! encoding), [`screen`] (text, cursor, modes, snapshots), [`cast`] (the
+//! replay writer), [`render`] and [`boxdraw`] (PNG of a snapshot),
+//! [`palette`] (colours) and [`launch`] (program, cwd and environment).
+
+#![warn(missing_docs)]
+
+pub mod boxdraw;
+pub mod cast;
+pub mod keys;
+pub mod launch;
+pub mod palette;
+pub mod render;
+pub mod screen;
+
+#[cfg(unix)]
+mod pump;
+#[cfg(unix)]
+mod session;
+
+#[cfg(unix)]
+pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE};
+
+use qa_core::flow::{Flow, Presentation, TargetKind, TerminalAction};
+use qa_core::{
+    Backend, Capability, DriverError, DriverId, Host, MissingCapability, Probe, RunOptions,
+    SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
+};
+
+/// The driver id: `tui/pty`.
+pub const DRIVER_ID: DriverId = DriverId {
+    backend: Backend::Tui,
+    name: "pty",
+};
+
+/// The missing capability reported for `presentation: "native-terminal"`.
+pub fn native_terminal_missing() -> MissingCapability {
+    MissingCapability {
+        id: "native-terminal".into(),
+        reason: "presentation \"native-terminal\" (the PTY mirrored into an owned, real terminal window for pixel evidence) is not implemented by this ui-qa build".into(),
+        remediation: "use presentation \"pty\" (the default) for terminal-state evidence, or run the flow where a ui-qa build with native-terminal support and a controllable terminal window is available; see `ui-qa guide --backend tui --topic native-terminal`".into(),
+    }
+}
+
+/// The PTY terminal driver.
+pub struct TuiDriver {
+    support: StepSupport,
+}
+
+impl Default for TuiDriver {
+    fn default() -> Self {
+        TuiDriver::new()
+    }
+}
+
+impl TuiDriver {
+    /// A driver.
+    pub fn new() -> TuiDriver {
+        TuiDriver {
+            support: StepSupport {
+                actions: TerminalAction::NAMES.to_vec(),
+                locators: Vec::new(),
+            },
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl SurfaceDriver for TuiDriver {
+    fn id(&self) -> DriverId {
+        DRIVER_ID
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::Terminal
+    }
+
+    fn supports(&self) -> &StepSupport {
+        &self.support
+    }
+
+    async fn probe(&self, flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
+        let mut present = Vec::new();
+        let mut missing = Vec::new();
+        let mut presentation = "pty";
+        if cfg!(unix) && std::path::Path::new("/dev/ptmx").exists() {
+            present.push(Capability {
+                id: "pty".into(),
+                detail: "/dev/ptmx".into(),
+            });
+        } else {
+            missing.push(MissingCapability {
+                id: "pty".into(),
+                reason: format!("no pseudo-terminal support on this host ({})", host.os),
+                remediation: "run terminal flows on Linux or macOS with /dev/ptmx available".into(),
+            });
+        }
+        match launch::command_target(flow) {
+            Ok(t) => {
+                if t.presentation == Some(Presentation::NativeTerminal) {
+                    presentation = "native-terminal";
+                    missing.push(native_terminal_missing());
+                }
+            }
+            Err(e) => missing.push(MissingCapability {
+                id: "terminal-target".into(),
+                reason: e.message,
+                remediation: "give the flow a target.command".into(),
+            }),
+        }
+        match launch::plan(flow) {
+            Ok(plan) => present.push(Capability {
+                id: "program".into(),
+                detail: plan.program.display().to_string(),
+            }),
+            Err(e) if e.code == "tui.target.not_terminal" => {}
+            Err(e) => missing.push(MissingCapability {
+                id: if e.code == "tui.launch.cwd_missing" {
+                    "cwd"
+                } else {
+                    "program"
+                }
+                .into(),
+                reason: format!("{}: {}", e.code, e.message),
+                remediation: e.remediation.unwrap_or_default(),
+            }),
+        }
+        Probe {
+            driver: DRIVER_ID,
+            present,
+            missing,
+            presentation: Some(presentation.into()),
+            platform: std::env::consts::OS,
+            guide_topic: "pty",
+        }
+    }
+
+    async fn open(
+        &self,
+        flow: &Flow,
+        ctx: SessionContext,
+    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
+        let plan = launch::plan(flow)?;
+        if plan.presentation == Presentation::NativeTerminal {
+            return Err(DriverError::blocked(
+                "tui.presentation.native_terminal_unavailable",
+                native_terminal_missing(),
+            ));
+        }
+        open_pty(&plan, ctx).await
+    }
+}
+
+#[cfg(unix)]
+async fn open_pty(
+    plan: &launch::LaunchPlan,
+    ctx: SessionContext,
+) -> Result<Box<dyn SurfaceSession>, DriverError> {
+    Ok(Box::new(session::TuiSession::launch(plan, ctx).await?))
+}
+
+#[cfg(not(unix))]
+async fn open_pty(
+    _plan: &launch::LaunchPlan,
+    _ctx: SessionContext,
+) -> Result<Box<dyn SurfaceSession>, DriverError> {
+    Err(DriverError::blocked(
+        "tui.platform.unsupported",
+        MissingCapability {
+            id: "pty".into(),
+            reason: format!("the PTY driver does not run on {}", std::env::consts::OS),
+            remediation: "run terminal flows on Linux or macOS".into(),
+        },
+    ))
+}

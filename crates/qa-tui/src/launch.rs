@@ -1,0 +1,229 @@
+//! What to launch: the program path, working directory, environment and
+//! size, resolved from a flow without starting anything.
+
+use qa_core::flow::{CommandTarget, Flow, Presentation, Target};
+use qa_core::DriverError;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Default terminal size when the flow names none.
+pub const DEFAULT_COLS: u16 = 80;
+/// Default terminal rows.
+pub const DEFAULT_ROWS: u16 = 24;
+/// PATH used when the runner has none.
+pub const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// A resolved launch: everything needed to spawn, nothing spawned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchPlan {
+    /// Absolute path of the program.
+    pub program: PathBuf,
+    /// The argv as written (argv[0] included).
+    pub argv: Vec<String>,
+    /// Absolute working directory.
+    pub cwd: PathBuf,
+    /// The complete environment (nothing else is inherited).
+    pub env: BTreeMap<String, String>,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Requested presentation.
+    pub presentation: Presentation,
+}
+
+/// The terminal target of a flow.
+pub fn command_target(flow: &Flow) -> Result<&CommandTarget, DriverError> {
+    match &flow.target {
+        Target::Terminal(c) => Ok(c),
+        _ => Err(DriverError::new(
+            "tui.target.not_terminal",
+            "the terminal driver needs a flow whose target is `command`",
+        )),
+    }
+}
+
+/// The small, safe base environment: PATH, HOME, USER, LOGNAME and SHELL from
+/// the runner (when set), `LANG`/`LC_ALL` = `C.UTF-8`, `TERM=xterm-256color`,
+/// `COLORTERM=truecolor`, `UI_QA=1`; then the flow's `env` over it.
+pub fn environment(
+    flow_env: &BTreeMap<String, String>,
+    runner_env: impl Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert(
+        "PATH".to_string(),
+        runner_env("PATH").unwrap_or_else(|| FALLBACK_PATH.to_string()),
+    );
+    for k in ["HOME", "USER", "LOGNAME", "SHELL"] {
+        if let Some(v) = runner_env(k) {
+            env.insert(k.to_string(), v);
+        }
+    }
+    env.insert("LANG".into(), "C.UTF-8".into());
+    env.insert("LC_ALL".into(), "C.UTF-8".into());
+    env.insert("TERM".into(), "xterm-256color".into());
+    env.insert("COLORTERM".into(), "truecolor".into());
+    env.insert("UI_QA".into(), "1".into());
+    for (k, v) in flow_env {
+        env.insert(k.clone(), v.clone());
+    }
+    env
+}
+
+fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// Finds `argv0`: a path (containing `/`) relative to `cwd`, else the first
+/// executable match on `path`.
+pub fn resolve_program(argv0: &str, cwd: &Path, path: &str) -> Result<PathBuf, DriverError> {
+    if argv0.is_empty() {
+        return Err(DriverError::new("tui.launch.not_found", "argv[0] is empty")
+            .with_remediation("put the program to run first in target.command.argv"));
+    }
+    if argv0.contains('/') {
+        let p = cwd.join(argv0);
+        if !p.exists() {
+            return Err(DriverError::new(
+                "tui.launch.not_found",
+                format!(
+                    "program {argv0:?} does not exist (resolved against {})",
+                    cwd.display()
+                ),
+            )
+            .with_remediation(
+                "fix target.command.argv[0]; relative paths resolve against the command's cwd",
+            ));
+        }
+        if !is_executable(&p) {
+            return Err(not_executable(argv0, &p));
+        }
+        return Ok(p);
+    }
+    let mut found_non_exec = None;
+    for dir in path.split(':').filter(|d| !d.is_empty()) {
+        let p = Path::new(dir).join(argv0);
+        if is_executable(&p) {
+            return Ok(p);
+        }
+        if p.exists() && found_non_exec.is_none() {
+            found_non_exec = Some(p);
+        }
+    }
+    if let Some(p) = found_non_exec {
+        return Err(not_executable(argv0, &p));
+    }
+    Err(DriverError::new(
+        "tui.launch.not_found",
+        format!("program {argv0:?} was not found on PATH"),
+    )
+    .with_remediation(format!(
+        "install {argv0:?} (e.g. with the system package manager) or give its full path in target.command.argv[0]"
+    )))
+}
+
+fn not_executable(argv0: &str, p: &Path) -> DriverError {
+    DriverError::new(
+        "tui.launch.not_executable",
+        format!("{argv0:?} ({}) is not an executable program", p.display()),
+    )
+    .with_remediation(
+        "point argv[0] at an executable file (chmod +x), not a directory or data file",
+    )
+}
+
+/// Resolves a flow's terminal launch without starting anything.
+pub fn plan(flow: &Flow) -> Result<LaunchPlan, DriverError> {
+    let target = command_target(flow)?;
+    let cwd = match &target.cwd {
+        Some(c) => flow.base_dir.join(c),
+        None => flow.base_dir.clone(),
+    };
+    let cwd = if cwd.is_absolute() {
+        cwd
+    } else {
+        std::env::current_dir().map(|d| d.join(&cwd)).unwrap_or(cwd)
+    };
+    if !cwd.is_dir() {
+        return Err(DriverError::new(
+            "tui.launch.cwd_missing",
+            format!("working directory {} does not exist", cwd.display()),
+        )
+        .with_remediation(
+            "create the directory or fix target.command.cwd (relative to the flow file)",
+        ));
+    }
+    let env = environment(&target.env, |k| std::env::var(k).ok());
+    let argv0 = target.argv.first().cloned().unwrap_or_default();
+    let program = resolve_program(
+        &argv0,
+        &cwd,
+        env.get("PATH").map(String::as_str).unwrap_or(""),
+    )?;
+    let vp = flow.viewport.unwrap_or_default();
+    Ok(LaunchPlan {
+        program,
+        argv: target.argv.clone(),
+        cwd,
+        env,
+        cols: vp.cols.unwrap_or(DEFAULT_COLS).max(2),
+        rows: vp.rows.unwrap_or(DEFAULT_ROWS).max(2),
+        presentation: target.presentation.unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_is_small_and_flow_wins() {
+        let mut flow_env = BTreeMap::new();
+        flow_env.insert("TERM".to_string(), "dumb".to_string());
+        flow_env.insert("FOO".to_string(), "bar".to_string());
+        let env = environment(&flow_env, |k| match k {
+            "PATH" => Some("/bin".into()),
+            "SECRET" => Some("x".into()),
+            _ => None,
+        });
+        assert_eq!(env["PATH"], "/bin");
+        assert_eq!(env["TERM"], "dumb");
+        assert_eq!(env["FOO"], "bar");
+        assert_eq!(env["UI_QA"], "1");
+        assert_eq!(env["LANG"], "C.UTF-8");
+        assert!(!env.contains_key("SECRET"));
+        assert!(!env.contains_key("HOME"));
+    }
+
+    #[test]
+    fn resolution_errors_have_codes() {
+        let cwd = std::env::temp_dir();
+        assert_eq!(
+            resolve_program("definitely-not-a-program-xyz", &cwd, "/usr/bin:/bin")
+                .unwrap_err()
+                .code,
+            "tui.launch.not_found"
+        );
+        assert_eq!(
+            resolve_program("/etc", &cwd, "").unwrap_err().code,
+            "tui.launch.not_executable"
+        );
+        let data = cwd.join(format!("qa-tui-data-{}.txt", std::process::id()));
+        std::fs::write(&data, "not a program").unwrap();
+        let err = resolve_program(data.to_str().unwrap(), &cwd, "").unwrap_err();
+        let _ = std::fs::remove_file(&data);
+        assert_eq!(err.code, "tui.launch.not_executable");
+        assert!(resolve_program("sh", &cwd, "/usr/bin:/bin").is_ok());
+    }
+}

@@ -1,0 +1,351 @@
+//! The output pump: one task reads the PTY in large chunks, feeds the
+//! terminal model, answers the program's queries, ends synchronized updates
+//! whose timeout passed, records the replay and bumps a generation counter
+//! that waiters watch. A writer task owns the PTY's write half.
+
+use crate::cast::CastRecorder;
+use crate::palette;
+use alacritty_terminal::event::{Event, EventListener, WindowSize};
+use alacritty_terminal::term::test::TermSize;
+use alacritty_terminal::term::{Config, Term};
+use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// Lines of scrollback kept by the model.
+pub const SCROLLBACK_LINES: usize = 10_000;
+/// Bytes read from the PTY per model update (at most).
+pub const READ_CHUNK: usize = 64 * 1024;
+/// Pixel size reported for one cell (answers to `CSI 14/16/18 t`).
+const CELL_PX: (u16, u16) = (10, 20);
+
+/// Collects the model's events while it is borrowed; the pump answers them.
+#[derive(Clone, Default)]
+pub struct Listener {
+    events: Arc<Mutex<Vec<Event>>>,
+}
+
+impl EventListener for Listener {
+    fn send_event(&self, event: Event) {
+        match event {
+            Event::PtyWrite(_) | Event::ColorRequest(..) | Event::TextAreaSizeRequest(_) => {
+                self.events.lock().expect("events lock").push(event)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The terminal model and everything recorded with it.
+pub struct Model {
+    /// The terminal.
+    pub term: Term<Listener>,
+    /// The escape-sequence processor (holds synchronized updates).
+    pub processor: Processor<StdSyncHandler>,
+    /// The replay (taken at close).
+    pub cast: Option<CastRecorder>,
+    /// Total bytes read from the program.
+    pub bytes_read: u64,
+    /// When output last arrived.
+    pub last_output: Instant,
+    /// The PTY reached end of output (EOF or EIO).
+    pub eof: bool,
+    listener: Listener,
+}
+
+impl Model {
+    /// Queries the program asked since the last call, as the bytes to send back.
+    fn take_replies(&mut self) -> Vec<u8> {
+        let events: Vec<Event> =
+            std::mem::take(&mut *self.listener.events.lock().expect("events lock"));
+        let mut out = Vec::new();
+        for e in events {
+            match e {
+                Event::PtyWrite(s) => out.extend_from_slice(s.as_bytes()),
+                Event::ColorRequest(i, fmt) => {
+                    let rgb = palette::resolve_index(self.term.colors(), i);
+                    out.extend_from_slice(fmt(rgb).as_bytes());
+                }
+                Event::TextAreaSizeRequest(fmt) => {
+                    let g = self.term.grid();
+                    use alacritty_terminal::grid::Dimensions;
+                    let ws = WindowSize {
+                        num_lines: g.screen_lines() as u16,
+                        num_cols: g.columns() as u16,
+                        cell_width: CELL_PX.0,
+                        cell_height: CELL_PX.1,
+                    };
+                    out.extend_from_slice(fmt(ws).as_bytes());
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Whether a synchronized update is holding bytes back.
+    pub fn sync_pending(&self) -> bool {
+        self.processor.sync_timeout().sync_timeout().is_some()
+    }
+}
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Exit code, when it exited normally.
+    pub code: Option<i32>,
+    /// Signal number, when a signal ended it.
+    pub signal: Option<i32>,
+    /// When the exit was seen.
+    pub at: Instant,
+}
+
+impl ExitInfo {
+    fn from_status(s: ExitStatus) -> ExitInfo {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&s);
+        #[cfg(not(unix))]
+        let signal = None;
+        ExitInfo {
+            code: s.code(),
+            signal,
+            at: Instant::now(),
+        }
+    }
+
+    /// "code 3" or "signal 9".
+    pub fn describe(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(c), _) => format!("exit code {c}"),
+            (None, Some(s)) => format!("signal {s}"),
+            _ => "unknown status".into(),
+        }
+    }
+}
+
+/// State shared by the pump, the writer, the exit watcher and the session.
+pub struct Shared {
+    model: Mutex<Model>,
+    exit: Mutex<Option<ExitInfo>>,
+    generation: watch::Sender<u64>,
+}
+
+impl Shared {
+    /// A fresh model of `cols`×`rows` with a replay starting now.
+    pub fn new(cols: u16, rows: u16, title: Option<&str>) -> Arc<Shared> {
+        let listener = Listener::default();
+        let term = Term::new(
+            Config {
+                scrolling_history: SCROLLBACK_LINES,
+                ..Config::default()
+            },
+            &TermSize::new(usize::from(cols), usize::from(rows)),
+            listener.clone(),
+        );
+        let now = Instant::now();
+        Arc::new(Shared {
+            model: Mutex::new(Model {
+                term,
+                processor: Processor::new(),
+                cast: Some(CastRecorder::new(
+                    cols,
+                    rows,
+                    now,
+                    crate::cast::DEFAULT_CAP_BYTES,
+                    title,
+                )),
+                bytes_read: 0,
+                last_output: now,
+                eof: false,
+                listener,
+            }),
+            exit: Mutex::new(None),
+            generation: watch::channel(0).0,
+        })
+    }
+
+    /// Locks the model.
+    pub fn model(&self) -> MutexGuard<'_, Model> {
+        self.model.lock().expect("model lock")
+    }
+
+    /// How the program ended, once it has.
+    pub fn exit(&self) -> Option<ExitInfo> {
+        *self.exit.lock().expect("exit lock")
+    }
+
+    /// Tells waiters something changed.
+    pub fn bump(&self) {
+        self.generation.send_modify(|g| *g = g.wrapping_add(1));
+    }
+
+    /// A receiver that sees every change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// Whether no more output can change the screen: the program exited and
+    /// the PTY reached EOF, or nothing arrived for `quiet` since the exit
+    /// (a descendant may hold the PTY open, so EIO may never come).
+    pub fn drained(&self, quiet: Duration) -> bool {
+        let Some(exit) = self.exit() else {
+            return false;
+        };
+        let m = self.model();
+        m.eof || (exit.at.elapsed() >= quiet && m.last_output.elapsed() >= quiet)
+    }
+}
+
+/// A message for the writer task.
+pub enum WriterMsg {
+    /// Bytes to write, with an acknowledgement.
+    Bytes(Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>),
+    /// Resize the PTY (the kernel sends SIGWINCH).
+    Resize(u16, u16, oneshot::Sender<std::io::Result<()>>),
+}
+
+/// Runs the writer: bytes and resizes in order.
+pub async fn run_writer(
+    mut pty: pty_process::OwnedWritePty,
+    mut rx: mpsc::UnboundedReceiver<WriterMsg>,
+) {
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            WriterMsg::Bytes(b, ack) => {
+                let r = async {
+                    pty.write_all(&b).await?;
+                    pty.flush().await
+                }
+                .await;
+                if let Some(ack) = ack {
+                    let _ = ack.send(r);
+                }
+            }
+            WriterMsg::Resize(cols, rows, ack) => {
+                let r = pty
+                    .resize(pty_process::Size::new(rows, cols))
+                    .map_err(|e| std::io::Error::other(e.to_string()));
+                let _ = ack.send(r);
+            }
+        }
+    }
+}
+
+fn is_eio(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::EIO)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// Feeds bytes into the model (and the replay), returning query answers.
+pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
+    let now = Instant::now();
+    if let Some(cast) = model.cast.as_mut() {
+        cast.output(now, bytes);
+    }
+    model.bytes_read += bytes.len() as u64;
+    model.last_output = now;
+    let Model {
+        term, processor, ..
+    } = model;
+    processor.advance(term, bytes);
+    model.take_replies()
+}
+
+/// Runs the pump until the PTY reaches end of output.
+pub async fn run_pump(
+    shared: Arc<Shared>,
+    mut pty: pty_process::OwnedReadPty,
+    writer: mpsc::UnboundedSender<WriterMsg>,
+) {
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        let sync_at = shared.model().processor.sync_timeout().sync_timeout();
+        let read = tokio::select! {
+            r = pty.read(&mut buf) => r,
+            _ = sleep_until_opt(sync_at) => {
+                let replies = {
+                    let mut m = shared.model();
+                    let due = m.processor.sync_timeout().sync_timeout().is_some_and(|t| t <= Instant::now());
+                    if due {
+                        let Model { term, processor, .. } = &mut *m;
+                        processor.stop_sync(term);
+                    }
+                    m.take_replies()
+                };
+                send_replies(&writer, replies);
+                shared.bump();
+                continue;
+            }
+        };
+        match read {
+            Ok(0) => break,
+            Ok(mut n) => {
+                // Gather whatever else is already waiting, up to one chunk,
+                // so a flood costs one model update per 64 KiB.
+                while n < buf.len() {
+                    match tokio::time::timeout(Duration::ZERO, pty.read(&mut buf[n..])).await {
+                        Ok(Ok(k)) if k > 0 => n += k,
+                        _ => break,
+                    }
+                }
+                let replies = feed(&mut shared.model(), &buf[..n]);
+                send_replies(&writer, replies);
+                shared.bump();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if is_eio(&e) => break,
+            Err(_) => break,
+        }
+    }
+    {
+        let mut m = shared.model();
+        if m.sync_pending() {
+            let Model {
+                term, processor, ..
+            } = &mut *m;
+            processor.stop_sync(term);
+        }
+        m.eof = true;
+    }
+    shared.bump();
+}
+
+fn send_replies(writer: &mpsc::UnboundedSender<WriterMsg>, replies: Vec<u8>) {
+    if !replies.is_empty() {
+        let _ = writer.send(WriterMsg::Bytes(replies, None));
+    }
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Waits for the program to exit and records how.
+pub async fn run_exit_watch(shared: Arc<Shared>, mut child: tokio::process::Child) {
+    let info = match child.wait().await {
+        Ok(s) => ExitInfo::from_status(s),
+        Err(_) => ExitInfo {
+            code: None,
+            signal: None,
+            at: Instant::now(),
+        },
+    };
+    *shared.exit.lock().expect("exit lock") = Some(info);
+    if let Some(cast) = shared.model().cast.as_mut() {
+        cast.marker(info.at, &format!("program ended ({})", info.describe()));
+    }
+    shared.bump();
+}

@@ -1,0 +1,180 @@
+//! The driver against the fixture program (a real PTY, a real program).
+
+mod common;
+
+use common::*;
+use qa_core::flow::Flow;
+use qa_core::{Host, RunOptions, SurfaceDriver};
+use std::time::Instant;
+
+fn fixture_flow(args: &[&str], steps: &str) -> String {
+    let mut argv = vec![fixture().display().to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    format!(
+        r#"{{ "target": {{ "command": {{ "argv": {} }} }},
+             "viewport": {{ "cols": 80, "rows": 24 }},
+             "steps": [ {steps} ] }}"#,
+        serde_json::to_string(&argv).unwrap()
+    )
+}
+
+#[tokio::test]
+async fn fixture_keys_paste_resize_capture_and_exit_code() {
+    let base = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        &["--exit-code", "3"],
+        r#"
+        { "action": "waitForText", "text": "ready>", "timeoutMs": 5000 },
+        { "action": "assertText", "text": "cursor query: answered 1;1", "row": 2 },
+        { "action": "sendKeys", "keys": ["ArrowUp", "ArrowLeft", "Shift+Tab", "F5", "Ctrl+C", "Alt+x", "PageDown"] },
+        { "action": "waitForText", "text": "key: PageDown" },
+        { "action": "assertText", "text": "key: ArrowUp (app)" },
+        { "action": "assertNotText", "text": "(normal)" },
+        { "action": "sendPaste", "text": "hello\npaste" },
+        { "action": "waitForText", "text": "paste: [hello\\rpaste]" },
+        { "action": "waitForStable", "stableMs": 200 },
+        { "action": "capture", "name": "fixture-screen" },
+        { "action": "assertCursor", "row": 16, "col": 7 },
+        { "action": "resize", "cols": 100, "rows": 30 },
+        { "action": "waitForText", "text": "size: 100x30" },
+        { "action": "assertProcessRunning" },
+        { "action": "sendKeys", "keys": ["q"] },
+        { "action": "assertProcessExited", "exitCode": 3 },
+        { "action": "waitForText", "text": "bye (exit 3)" }
+        "#,
+    );
+    let run = run_flow(&flow, base.path()).await;
+    run.assert_passed();
+    // Evidence landed inside the run directory.
+    let txt = run.artifact("terminal", "fixture-screen.txt");
+    let png = run.artifact("screenshots", "fixture-screen.png");
+    assert!(png.exists() && std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let text = std::fs::read_to_string(&txt).unwrap();
+    insta::assert_snapshot!("fixture_screen", text);
+    let replay = run.replay();
+    assert!(replay.starts_with(&run.run_dir));
+    let (header, events) = check_replay(&replay);
+    assert_eq!(header["width"], 80);
+    assert!(events.iter().any(|e| e[1] == "r" && e[2] == "100x30"));
+    assert!(run
+        .close
+        .observations
+        .iter()
+        .any(|o| o.contains("not pixels of a real terminal window")));
+    assert_eq!(
+        run.close.cleanup.status,
+        qa_core::process::CleanupStatus::Clean
+    );
+}
+
+#[tokio::test]
+async fn unterminated_synchronized_update_does_not_hide_the_screen() {
+    let base = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        &["--unterminated-sync"],
+        r#"{ "action": "waitForText", "text": "ready>", "timeoutMs": 3000 }"#,
+    );
+    let t0 = Instant::now();
+    let run = run_flow(&flow, base.path()).await;
+    run.assert_passed();
+    assert!(t0.elapsed().as_millis() < 3000);
+}
+
+#[tokio::test]
+async fn paste_fails_clearly_without_bracketed_paste() {
+    let base = tempfile::tempdir().unwrap();
+    let flow = r#"{ "target": { "command": { "argv": ["cat"] } },
+        "steps": [ { "action": "sendPaste", "text": "x" } ] }"#;
+    let run = run_flow(flow, base.path()).await;
+    let err = run.steps[0].as_ref().unwrap_err();
+    assert!(err.starts_with("tui.paste.not_enabled"), "{err}");
+}
+
+#[tokio::test]
+async fn a_failing_assertion_names_what_it_saw_and_keeps_evidence() {
+    let base = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        &[],
+        r#"
+        { "action": "waitForText", "text": "ready>", "timeoutMs": 5000 },
+        { "action": "capture" },
+        { "action": "assertText", "text": "this never appears", "timeoutMs": 600 }
+        "#,
+    );
+    let t0 = Instant::now();
+    let run = run_flow(&flow, base.path()).await;
+    assert!(t0.elapsed().as_millis() < 5000);
+    assert!(!run.passed());
+    let err = run.steps[2].as_ref().unwrap_err();
+    assert!(
+        err.contains("does not contain text \"this never appears\""),
+        "{err}"
+    );
+    assert!(run.artifact("terminal", "capture-step2.txt").exists());
+    check_replay(&run.replay());
+}
+
+#[tokio::test]
+async fn waiting_for_text_after_exit_fails_fast() {
+    let base = tempfile::tempdir().unwrap();
+    let flow = r#"{ "target": { "command": { "argv": ["sh", "-c", "echo done; exit 4"] } },
+        "steps": [ { "action": "waitForText", "text": "never", "timeoutMs": 10000 } ] }"#;
+    let t0 = Instant::now();
+    let run = run_flow(flow, base.path()).await;
+    let err = run.steps[0].as_ref().unwrap_err();
+    assert!(err.contains("exit code 4"), "{err}");
+    assert!(t0.elapsed().as_millis() < 3000, "{:?}", t0.elapsed());
+}
+
+#[tokio::test]
+async fn launch_errors_are_coded_and_native_terminal_is_blocked() {
+    let base = tempfile::tempdir().unwrap();
+    let driver = qa_tui::TuiDriver::new();
+    let cases = [
+        (r#"["no-such-program-xyz"]"#, None, "tui.launch.not_found"),
+        (r#"["/etc"]"#, None, "tui.launch.not_executable"),
+        (r#"["sh"]"#, Some("missing-dir"), "tui.launch.cwd_missing"),
+    ];
+    for (argv, cwd, code) in cases {
+        let cwd = cwd
+            .map(|c| format!(r#", "cwd": "{c}""#))
+            .unwrap_or_default();
+        let text = format!(
+            r#"{{ "target": {{ "command": {{ "argv": {argv}{cwd} }} }}, "steps": [ {{ "action": "capture" }} ] }}"#
+        );
+        let flow = Flow::parse(&text, base.path()).unwrap();
+        let probe = driver
+            .probe(&flow, &Host::current(), &RunOptions::default())
+            .await;
+        assert!(!probe.available(), "{code}");
+        let ws = tempfile::tempdir().unwrap();
+        let err = match driver.open(&flow, context(ws.path())).await {
+            Err(e) => e,
+            Ok(_) => panic!("{code}: opened"),
+        };
+        assert_eq!(err.code, code);
+        assert!(!err.is_blocked());
+    }
+    let text = r#"{ "target": { "command": { "argv": ["sh"], "presentation": "native-terminal" } },
+        "steps": [ { "action": "capture" } ] }"#;
+    let flow = Flow::parse(text, base.path()).unwrap();
+    let probe = driver
+        .probe(&flow, &Host::current(), &RunOptions::default())
+        .await;
+    assert_eq!(probe.missing[0].id, "native-terminal");
+    assert_eq!(probe.presentation.as_deref(), Some("native-terminal"));
+    let ws = tempfile::tempdir().unwrap();
+    let err = driver.open(&flow, context(ws.path())).await.err().unwrap();
+    assert!(err.is_blocked());
+    // The default presentation probes clean.
+    let flow = Flow::parse(
+        r#"{ "target": { "command": { "argv": ["sh"] } }, "steps": [ { "action": "capture" } ] }"#,
+        base.path(),
+    )
+    .unwrap();
+    let probe = driver
+        .probe(&flow, &Host::current(), &RunOptions::default())
+        .await;
+    assert!(probe.available(), "{:?}", probe.missing);
+    assert_eq!(probe.guide_topic, "pty");
+}
