@@ -1,1 +1,164 @@
-//! placeholder
+//! # qa-web — ui-qa's browser driver (`browser/cdp`)
+//!
+//! Drives a real Chromium over the DevTools protocol: finds Chromium on the
+//! host, launches it headless in its own process group with a fresh profile,
+//! confines every request to the target's exact origin plus
+//! `allowedOrigins`, resolves locators against the live DOM, waits like
+//! Playwright (actionability before, settle after each action), and keeps
+//! PNG screenshots, accessibility snapshots and console/network logs.
+//!
+//! ```no_run
+//! use qa_core::{Deadline, Evidence, Flow, RunOptions, Secrets, SessionContext, SurfaceDriver};
+//! use qa_core::process::ProcessOwner;
+//! use std::sync::Arc;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let flow = Flow::parse(r#"{
+//!   "target": { "serve": "site", "url": "/index.html" },
+//!   "steps": [
+//!     { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
+//!     { "action": "click", "locator": { "role": "button", "name": "Send" } },
+//!     { "action": "assertText", "locator": { "testId": "result" }, "includes": "Ada" }
+//!   ]
+//! }"#, std::path::Path::new("examples"))?;
+//! let secrets = Arc::new(Secrets::new());
+//! let ctx = SessionContext {
+//!     evidence: Arc::new(Evidence::create(std::path::Path::new(".ui-qa/runs"), "demo", secrets.clone())?),
+//!     processes: Arc::new(ProcessOwner::new()),
+//!     secrets,
+//!     flow_deadline: Deadline::after_ms(60_000),
+//!     options: RunOptions::default(),
+//! };
+//! let driver = qa_web::WebDriver::new();
+//! let mut session = driver.open(&flow, ctx).await?;
+//! session.perform(&flow.steps[0], Deadline::after_ms(15_000)).await?;
+//! session.perform(&flow.steps[1], Deadline::after_ms(15_000)).await?;
+//! // assertions are verified on the runner's retry cadence
+//! let _ = session.verify(&flow.steps[2], Deadline::after_ms(15_000)).await?;
+//! let closed = session.close(Deadline::after_ms(10_000)).await;
+//! assert!(closed.cleanup.left.is_empty());
+//! # Ok(()) }
+//! ```
+//!
+//! The CDP transport is a small WebSocket client behind [`cdp::Cdp`]; see
+//! `docs/decisions/0001-cdp-transport.md` for why it is not
+//! `headless_chrome`'s.
+
+#![warn(missing_docs)]
+
+pub mod actionability;
+pub mod artifacts;
+pub mod cdp;
+pub mod containment;
+pub mod events;
+pub mod launch;
+mod leaks;
+pub mod page;
+pub mod server;
+pub mod session;
+pub mod steps;
+
+use async_trait::async_trait;
+use qa_core::flow::{LocatorKind, Target, TargetKind};
+use qa_core::{
+    Backend, Capability, DriverError, DriverId, Flow, Host, Probe, RunOptions, SessionContext,
+    StepSupport, SurfaceDriver, SurfaceSession,
+};
+
+pub use session::WebSession;
+
+/// The driver's identity: `browser/cdp`.
+pub const DRIVER_ID: DriverId = DriverId {
+    backend: Backend::Browser,
+    name: "cdp",
+};
+
+/// The Chromium-over-CDP driver.
+pub struct WebDriver {
+    support: StepSupport,
+}
+
+impl Default for WebDriver {
+    fn default() -> Self {
+        WebDriver::new()
+    }
+}
+
+impl WebDriver {
+    /// A driver.
+    pub fn new() -> WebDriver {
+        WebDriver {
+            support: StepSupport {
+                actions: steps::SUPPORTED.to_vec(),
+                locators: vec![
+                    LocatorKind::TestId,
+                    LocatorKind::Role,
+                    LocatorKind::Label,
+                    LocatorKind::Placeholder,
+                    LocatorKind::Text,
+                    LocatorKind::Css,
+                ],
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl SurfaceDriver for WebDriver {
+    fn id(&self) -> DriverId {
+        DRIVER_ID
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::Browser
+    }
+
+    fn supports(&self) -> &StepSupport {
+        &self.support
+    }
+
+    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
+        let mut probe = Probe {
+            driver: DRIVER_ID,
+            present: Vec::new(),
+            missing: Vec::new(),
+            presentation: Some("headless".into()),
+            platform: host.os,
+            guide_topic: "cdp",
+        };
+        match launch::find_chromium(options.browser.as_deref()) {
+            Ok(p) => probe.present.push(Capability {
+                id: "chromium".into(),
+                detail: p.display().to_string(),
+            }),
+            Err(m) => probe.missing.push(m),
+        }
+        if let Target::Browser(t) = &flow.target {
+            if t.profile.is_some() {
+                probe.missing.push(session::auth_missing());
+            }
+        }
+        probe
+    }
+
+    async fn open(
+        &self,
+        flow: &Flow,
+        ctx: SessionContext,
+    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
+        let processes = ctx.processes.clone();
+        match session::open(flow, ctx).await {
+            Ok(s) => Ok(Box::new(s)),
+            Err(e) => {
+                // Nothing launched may outlive a failed open.
+                let _ = processes
+                    .end_all(
+                        qa_core::process::DEFAULT_GRACE,
+                        qa_core::Deadline::after_ms(5_000),
+                    )
+                    .await;
+                Err(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The exact-origin allowlist and what is blocked.
+//!
+//! Pure decisions live here (unit tested); the CDP mechanics that apply them
+//! (Fetch interception in every attached target, WebSocket blocking) are in
+//! [`crate::events`].
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The exact origins a run may talk to.
+#[derive(Debug, Clone, Default)]
+pub struct Allowlist {
+    origins: Vec<String>,
+}
+
+/// What to do with one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Let it through.
+    Allow,
+    /// Block it; the origin to report.
+    Block(String),
+}
+
+/// The ASCII serialization of a URL's origin (`scheme://host[:port]`),
+/// default ports omitted, as browsers print it.
+pub fn origin_of(url: &url::Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+impl Allowlist {
+    /// An allowlist of exact origins (each `scheme://host[:port]`).
+    pub fn new<I: IntoIterator<Item = String>>(origins: I) -> Allowlist {
+        let mut v: Vec<String> = Vec::new();
+        for o in origins {
+            let norm = url::Url::parse(&o).map(|u| origin_of(&u)).unwrap_or(o);
+            if !v.contains(&norm) {
+                v.push(norm);
+            }
+        }
+        Allowlist { origins: v }
+    }
+
+    /// The origins.
+    pub fn origins(&self) -> &[String] {
+        &self.origins
+    }
+
+    /// Whether `url` may be requested. Only http(s) and ws(s) are checked;
+    /// `data:`, `blob:`, `about:` and friends stay inside the page.
+    pub fn decide(&self, url: &str) -> Decision {
+        let Ok(u) = url::Url::parse(url) else {
+            return Decision::Block("an unparsable URL".into());
+        };
+        match u.scheme() {
+            "http" | "https" | "ws" | "wss" => {
+                let o = origin_of(&u);
+                // A WebSocket to an allowed http(s) origin's host:port is allowed.
+                let cmp = match u.scheme() {
+                    "ws" | "wss" => o.replacen("ws", "http", 1),
+                    _ => o.clone(),
+                };
+                if self.origins.contains(&cmp) {
+                    Decision::Allow
+                } else {
+                    Decision::Block(o)
+                }
+            }
+            "data" | "blob" | "about" | "javascript" => Decision::Allow,
+            // file:, ftp:, chrome:, filesystem:, … never leave the allowlist either.
+            other => Decision::Block(format!("{other}:")),
+        }
+    }
+
+    /// `Network.setBlockedURLs` parameters that let WebSockets reach only
+    /// allowed origins (Fetch interception does not see WebSocket handshakes).
+    pub fn websocket_block_params(&self) -> Value {
+        let mut pats: Vec<Value> = Vec::new();
+        for o in &self.origins {
+            if let Ok(u) = url::Url::parse(o) {
+                let host = u.host_str().unwrap_or("");
+                let port = u.port_or_known_default().unwrap_or(0);
+                let (ws, default) = match u.scheme() {
+                    "https" => ("wss", 443),
+                    _ => ("ws", 80),
+                };
+                let hp = if port == default {
+                    host.to_string()
+                } else {
+                    format!("{host}:{port}")
+                };
+                pats.push(json!({ "urlPattern": format!("{ws}://{hp}/*"), "block": false }));
+            }
+        }
+        pats.push(json!({ "urlPattern": "ws://*:*/*", "block": true }));
+        pats.push(json!({ "urlPattern": "wss://*:*/*", "block": true }));
+        json!({ "urlPatterns": pats })
+    }
+}
+
+/// The binding the WebSocket guard reports blocked URLs through.
+pub const WS_BINDING: &str = "__uiQaBlockedWebSocket";
+
+impl Allowlist {
+    /// JavaScript that replaces `WebSocket` with a constructor refusing
+    /// disallowed origins (evaluated in pages, frames and workers before
+    /// their own scripts run).
+    pub fn websocket_guard_script(&self) -> String {
+        let origins = serde_json::to_string(&self.origins).unwrap_or_else(|_| "[]".into());
+        format!(
+            r#"(() => {{ const G = globalThis; if (!G.WebSocket || G.WebSocket.__uiQa) return;
+  const A = {origins}; const O = G.WebSocket; const B = G["{WS_BINDING}"];
+  const W = function WebSocket(url, protocols) {{
+    const u = new URL(url, G.location && G.location.href);
+    const o = u.protocol.replace(/^ws/, 'http') + '//' + u.host;
+    if (!A.includes(o)) {{ try {{ B && B(u.href); }} catch (e) {{}}
+      throw new DOMException('blocked by ui-qa origin containment', 'SecurityError'); }}
+    return protocols === undefined ? new O(url) : new O(url, protocols);
+  }};
+  W.prototype = O.prototype; W.__uiQa = true;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Object.defineProperty(W, k, {{ value: O[k] }});
+  Object.defineProperty(G, 'WebSocket', {{ value: W, writable: false, configurable: false }});
+}})();"#
+        )
+    }
+}
+
+/// Counts of blocked requests per origin.
+#[derive(Debug, Clone, Default)]
+pub struct BlockedRequests {
+    by_origin: BTreeMap<String, u32>,
+}
+
+impl BlockedRequests {
+    /// Records one blocked request.
+    pub fn record(&mut self, origin: &str) {
+        *self.by_origin.entry(origin.to_string()).or_insert(0) += 1;
+    }
+
+    /// Total blocked.
+    pub fn total(&self) -> u32 {
+        self.by_origin.values().sum()
+    }
+
+    /// Observation lines: `blocked request to <origin> (N times)`.
+    pub fn observations(&self) -> Vec<String> {
+        self.by_origin
+            .iter()
+            .map(|(o, n)| {
+                if *n == 1 {
+                    format!("blocked request to {o} (1 time)")
+                } else {
+                    format!("blocked request to {o} ({n} times)")
+                }
+            })
+            .collect()
+    }
+
+    /// Counts since a previous snapshot (for per-step observations).
+    pub fn since(&self, before: &BlockedRequests) -> BlockedRequests {
+        let mut d = BlockedRequests::default();
+        for (o, n) in &self.by_origin {
+            let prev = before.by_origin.get(o).copied().unwrap_or(0);
+            if *n > prev {
+                d.by_origin.insert(o.clone(), n - prev);
+            }
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_origin_only() {
+        let a = Allowlist::new(["http://127.0.0.1:8000".to_string()]);
+        assert_eq!(a.decide("http://127.0.0.1:8000/x?y"), Decision::Allow);
+        assert_eq!(
+            a.decide("http://127.0.0.1:8001/x"),
+            Decision::Block("http://127.0.0.1:8001".into())
+        );
+        assert_eq!(
+            a.decide("https://127.0.0.1:8000/"),
+            Decision::Block("https://127.0.0.1:8000".into())
+        );
+        assert_eq!(
+            a.decide("http://localhost:8000/"),
+            Decision::Block("http://localhost:8000".into())
+        );
+        assert_eq!(
+            a.decide("ws://127.0.0.1:9/"),
+            Decision::Block("ws://127.0.0.1:9".into())
+        );
+        assert_eq!(a.decide("ws://127.0.0.1:8000/sock"), Decision::Allow);
+        assert_eq!(a.decide("data:text/plain,hi"), Decision::Allow);
+        assert_eq!(a.decide("blob:http://127.0.0.1:8000/uuid"), Decision::Allow);
+        assert!(matches!(a.decide("file:///etc/passwd"), Decision::Block(_)));
+    }
+
+    #[test]
+    fn default_ports_normalize() {
+        let a = Allowlist::new(["https://example.com:443".to_string()]);
+        assert_eq!(a.decide("https://example.com/a"), Decision::Allow);
+        assert_eq!(a.origins(), ["https://example.com"]);
+    }
+
+    #[test]
+    fn observation_lines() {
+        let mut b = BlockedRequests::default();
+        b.record("http://127.0.0.1:9");
+        b.record("http://127.0.0.1:9");
+        let before = b.clone();
+        b.record("http://127.0.0.1:9");
+        assert_eq!(
+            b.observations(),
+            ["blocked request to http://127.0.0.1:9 (3 times)"]
+        );
+        assert_eq!(
+            b.since(&before).observations(),
+            ["blocked request to http://127.0.0.1:9 (1 time)"]
+        );
+    }
+}

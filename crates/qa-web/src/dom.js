@@ -1,0 +1,380 @@
+// ui-qa in-page helper: locator resolution (role, accessible name, label,
+// placeholder, text, test id, css), actionability checks, element state and
+// readiness. Evaluated fresh on every call (no state left in the page except
+// a mutation counter), called as (op, spec, arg) and returning plain JSON.
+async (op, spec, arg) => {
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const matchText = (actual, want, exact) => {
+    actual = norm(actual);
+    if (exact) return actual === norm(want);
+    return actual.toLowerCase().includes(norm(want).toLowerCase());
+  };
+  const style = (e) => e.ownerDocument.defaultView.getComputedStyle(e);
+  const all = () => {
+    const out = [];
+    const walk = (root) => {
+      for (const e of root.querySelectorAll('*')) {
+        out.push(e);
+        if (e.shadowRoot) walk(e.shadowRoot);
+      }
+    };
+    walk(document);
+    return out;
+  };
+  const isVisible = (e) => {
+    if (!e.isConnected) return false;
+    if (e.checkVisibility && !e.checkVisibility({ visibilityProperty: true, opacityProperty: false })) return false;
+    const r = e.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) {
+      // display:contents and zero-size wrappers count if a child is visible
+      if (style(e).display === 'contents') return [...e.children].some(isVisible);
+      return false;
+    }
+    return style(e).visibility !== 'hidden';
+  };
+  const hiddenFromAX = (e) => {
+    for (let n = e; n; n = n.parentElement || (n.getRootNode && n.getRootNode().host)) {
+      if (n.nodeType !== 1) continue;
+      if (n.getAttribute('aria-hidden') === 'true') return true;
+      if (n.hidden || n.tagName === 'TEMPLATE') return true;
+      const s = style(n);
+      if (s.display === 'none') return true;
+      if (n === e && s.visibility === 'hidden') return true;
+    }
+    return false;
+  };
+  const inputRole = (e) => {
+    const t = (e.getAttribute('type') || 'text').toLowerCase();
+    if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+    if (t === 'checkbox') return 'checkbox';
+    if (t === 'radio') return 'radio';
+    if (t === 'range') return 'slider';
+    if (t === 'number') return 'spinbutton';
+    if (t === 'hidden') return null;
+    if (e.hasAttribute('list')) return 'combobox';
+    if (t === 'search') return 'searchbox';
+    return 'textbox';
+  };
+  const hasOwnName = (e) => !!(norm(e.getAttribute('aria-label')) || e.getAttribute('aria-labelledby') || norm(e.getAttribute('title')));
+  const roleOf = (e) => {
+    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit && explicit !== 'none' && explicit !== 'presentation') return explicit;
+    if (explicit) return 'none';
+    const t = e.tagName.toLowerCase();
+    switch (t) {
+      case 'a': case 'area': return e.hasAttribute('href') ? 'link' : null;
+      case 'button': return 'button';
+      case 'input': return inputRole(e);
+      case 'select': return (e.multiple || e.size > 1) ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return e.getAttribute('alt') === '' ? 'none' : 'img';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'li': return 'listitem';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'aside': return 'complementary';
+      case 'header': return e.closest('article,aside,main,nav,section') ? null : 'banner';
+      case 'footer': return e.closest('article,aside,main,nav,section') ? null : 'contentinfo';
+      case 'form': return hasOwnName(e) ? 'form' : null;
+      case 'section': return hasOwnName(e) ? 'region' : null;
+      case 'article': return 'article';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'thead': case 'tbody': case 'tfoot': return 'rowgroup';
+      case 'dialog': return 'dialog';
+      case 'progress': return 'progressbar';
+      case 'meter': return 'meter';
+      case 'fieldset': case 'details': case 'optgroup': return 'group';
+      case 'summary': return 'button';
+      case 'hr': return 'separator';
+      case 'output': return 'status';
+      case 'p': return 'paragraph';
+      case 'dl': return 'list';
+      case 'label': return null;
+      case 'textarea': return 'textbox';
+    }
+    if (e.isContentEditable && e.getAttribute('contenteditable') !== null) return 'textbox';
+    return null;
+  };
+  const nameFromContent = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader',
+    'checkbox', 'radio', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
+    'treeitem', 'switch', 'tooltip', 'row', 'listitem', 'gridcell', 'legend', 'paragraph']);
+  const textOf = (e, depth) => {
+    if (depth > 20) return '';
+    let out = '';
+    const kids = e.shadowRoot ? e.shadowRoot.childNodes : e.childNodes;
+    for (const n of kids) {
+      if (n.nodeType === 3) out += n.textContent;
+      else if (n.nodeType === 1) {
+        if (n.tagName === 'SLOT') { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.textContent : textOf(a, depth + 1); continue; }
+        if (hiddenFromAX(n)) continue;
+        if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(n.tagName)) continue;
+        const lab = n.getAttribute('aria-label');
+        if (lab) { out += ' ' + lab + ' '; continue; }
+        if (n.tagName === 'IMG') { out += ' ' + (n.getAttribute('alt') || '') + ' '; continue; }
+        if (n.tagName === 'INPUT') { out += ' ' + (n.value || '') + ' '; continue; }
+        const block = style(n).display;
+        const sep = (block === 'inline' || block === 'contents') ? '' : ' ';
+        out += sep + textOf(n, depth + 1) + sep;
+      }
+    }
+    return out;
+  };
+  const byIds = (e, attr) => {
+    const ids = (e.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
+    const root = e.getRootNode();
+    return ids.map((id) => (root.getElementById ? root.getElementById(id) : document.getElementById(id))).filter(Boolean);
+  };
+  function accName(e) {
+    const lb = byIds(e, 'aria-labelledby');
+    if (lb.length) return norm(lb.map((x) => x.getAttribute('aria-label') || textOf(x, 0)).join(' '));
+    const al = e.getAttribute('aria-label');
+    if (al && norm(al)) return norm(al);
+    const t = e.tagName;
+    if (t === 'INPUT' || t === 'TEXTAREA' || t === 'SELECT' || t === 'METER' || t === 'PROGRESS' || t === 'OUTPUT') {
+      const type = (e.getAttribute('type') || '').toLowerCase();
+      if (t === 'INPUT' && ['button', 'submit', 'reset'].includes(type)) {
+        return norm(e.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''));
+      }
+      if (t === 'INPUT' && type === 'image') return norm(e.getAttribute('alt') || 'Submit');
+      if (e.labels && e.labels.length) return norm([...e.labels].map((l) => textOf(l, 0)).join(' '));
+      return norm(e.getAttribute('title') || e.getAttribute('placeholder') || '');
+    }
+    if (t === 'IMG' || t === 'AREA') return norm(e.getAttribute('alt') || e.getAttribute('title') || '');
+    if (t === 'FIELDSET') { const lg = e.querySelector(':scope > legend'); if (lg) return norm(textOf(lg, 0)); }
+    if (t === 'TABLE') { const c = e.querySelector(':scope > caption'); if (c) return norm(textOf(c, 0)); }
+    const role = roleOf(e);
+    if (role && nameFromContent.has(role)) { const s = norm(textOf(e, 0)); if (s) return s; }
+    return norm(e.getAttribute('title') || '');
+  }
+  const labelTexts = (e) => {
+    const out = [];
+    if (e.labels) for (const l of e.labels) out.push(textOf(l, 0));
+    const lb = byIds(e, 'aria-labelledby');
+    if (lb.length) out.push(lb.map((x) => textOf(x, 0)).join(' '));
+    const al = e.getAttribute('aria-label');
+    if (al) out.push(al);
+    return out;
+  };
+  const ownText = (e) => {
+    if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'HTML'].includes(e.tagName)) return null;
+    if (e.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes((e.type || '').toLowerCase())) return e.value;
+    return e.innerText !== undefined ? e.innerText : e.textContent;
+  };
+  const resolve = (s) => {
+    let found;
+    if (s.testId !== undefined) {
+      found = all().filter((e) => e.getAttribute('data-testid') === s.testId);
+    } else if (s.css !== undefined) {
+      const out = [];
+      const walk = (root) => {
+        for (const e of root.querySelectorAll(s.css)) out.push(e);
+        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+      };
+      walk(document);
+      found = out;
+    } else if (s.role !== undefined) {
+      found = all().filter((e) => roleOf(e) === s.role && !hiddenFromAX(e) &&
+        (s.name === undefined || matchText(accName(e), s.name, s.exact)));
+    } else if (s.label !== undefined) {
+      found = all().filter((e) => labelTexts(e).some((t) => matchText(t, s.label, s.exact)));
+    } else if (s.placeholder !== undefined) {
+      found = all().filter((e) => e.hasAttribute('placeholder') && matchText(e.getAttribute('placeholder'), s.placeholder, s.exact));
+    } else if (s.text !== undefined) {
+      const m = all().filter((e) => { const t = ownText(e); return t !== null && isVisible(e) && matchText(t, s.text, s.exact); });
+      // Keep the innermost matches only.
+      const set = new Set(m);
+      found = m.filter((e) => ![...e.children].some((c) => set.has(c)));
+    } else {
+      found = [];
+    }
+    if (s.nth !== undefined) return { list: found[s.nth] ? [found[s.nth]] : [], total: found.length };
+    return { list: found, total: found.length };
+  };
+  const describe = (e) => {
+    if (!e) return 'nothing';
+    let d = e.tagName.toLowerCase();
+    if (e.id) d += '#' + e.id;
+    const cls = (typeof e.className === 'string' ? e.className : '').trim().split(/\s+/).filter(Boolean).slice(0, 3);
+    if (cls.length) d += '.' + cls.join('.');
+    return d;
+  };
+  const isDisabled = (e) => {
+    const native = ['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP', 'FIELDSET'];
+    if (native.includes(e.tagName) && e.disabled) return true;
+    if (native.includes(e.tagName)) {
+      const fs = e.closest('fieldset[disabled]');
+      if (fs) { const lg = fs.querySelector(':scope > legend'); if (!lg || !lg.contains(e)) return true; }
+    }
+    for (let n = e; n; n = n.parentElement) if (n.getAttribute('aria-disabled') === 'true') return true;
+    return false;
+  };
+  const isEditable = (e) => {
+    if (isDisabled(e)) return false;
+    if (e.readOnly || e.getAttribute('aria-readonly') === 'true') return false;
+    if (e.tagName === 'TEXTAREA' || e.tagName === 'SELECT') return true;
+    if (e.tagName === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes((e.type || '').toLowerCase());
+    return e.isContentEditable;
+  };
+  const raf = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const checked = (e) => {
+    if (e.tagName === 'INPUT' && ['checkbox', 'radio'].includes(e.type)) return e.checked;
+    const a = e.getAttribute('aria-checked');
+    if (a !== null) return a === 'true';
+    const p = e.getAttribute('aria-pressed');
+    if (p !== null) return p === 'true';
+    return null;
+  };
+  const single = () => {
+    const r = resolve(spec);
+    if (r.list.length === 0) return { status: 'none', total: r.total };
+    if (r.list.length > 1) return { status: 'ambiguous', count: r.list.length };
+    return { status: 'one', el: r.list[0] };
+  };
+  const hitTarget = (el, x, y) => {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    for (let n = hit; n; n = n.parentElement || (n.getRootNode && n.getRootNode().host)) if (n === el) return null;
+    return describe(hit);
+  };
+
+  if (op === 'act') {
+    const s = single();
+    if (s.status !== 'one') return s;
+    const el = s.el;
+    if (!el.isConnected) return { status: 'check', check: 'attached' };
+    const needVisible = arg.kind !== 'select' && arg.kind !== 'focus' && arg.kind !== 'rect';
+    if (needVisible || arg.kind === 'select') {
+      if (!isVisible(el)) return { status: 'check', check: 'visible' };
+    }
+    if (arg.kind === 'rect') {
+      const r = el.getBoundingClientRect();
+      return { status: 'ok', x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height };
+    }
+    if (['click', 'hover', 'check', 'dblclick', 'wheel'].includes(arg.kind)) {
+      const r0 = el.getBoundingClientRect();
+      if (r0.top < 0 || r0.left < 0 || r0.bottom > innerHeight || r0.right > innerWidth) {
+        el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      }
+      await raf();
+      const a = el.getBoundingClientRect();
+      await raf();
+      const b = el.getBoundingClientRect();
+      if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) return { status: 'check', check: 'stable' };
+    }
+    if (arg.kind !== 'hover' && arg.kind !== 'wheel' && arg.kind !== 'focus') {
+      if (isDisabled(el)) return { status: 'check', check: 'enabled' };
+    }
+    if (arg.kind === 'fill' && !isEditable(el)) return { status: 'check', check: 'editable' };
+    if (arg.kind === 'check' && checked(el) === null) return { status: 'error', error: 'not a checkbox, radio or aria-checked element' };
+    if (arg.kind === 'check' && checked(el) === arg.want) return { status: 'ok', noop: true };
+    if (['click', 'hover', 'check', 'dblclick', 'wheel'].includes(arg.kind)) {
+      const rects = el.getClientRects();
+      const r = rects.length ? rects[0] : el.getBoundingClientRect();
+      const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      if (arg.kind !== 'wheel') {
+        const cover = hitTarget(el, x, y);
+        if (cover) return { status: 'check', check: 'receives events', cover };
+      }
+      return { status: 'ok', x, y };
+    }
+    if (arg.kind === 'fill') {
+      el.focus();
+      const type = (el.type || '').toLowerCase();
+      if (el.tagName === 'INPUT' && ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'].includes(type)) {
+        el.value = arg.value;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return { status: 'ok', direct: true };
+      }
+      if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') { el.select(); }
+      else { const rg = document.createRange(); rg.selectNodeContents(el); const sel = getSelection(); sel.removeAllRanges(); sel.addRange(rg); }
+      return { status: 'ok' };
+    }
+    if (arg.kind === 'focus') { el.focus(); return { status: 'ok' }; }
+    if (arg.kind === 'select') {
+      if (el.tagName !== 'SELECT') return { status: 'error', error: 'not a <select> element' };
+      const opts = [...el.options];
+      let idx = -1;
+      if (arg.value !== undefined) idx = opts.findIndex((o) => o.value === arg.value);
+      else if (arg.label !== undefined) idx = opts.findIndex((o) => norm(o.label) === norm(arg.label));
+      else if (arg.index !== undefined) idx = arg.index < opts.length ? arg.index : -1;
+      if (idx < 0) return { status: 'check', check: 'option present' };
+      if (opts[idx].disabled) return { status: 'check', check: 'option enabled' };
+      el.focus();
+      el.selectedIndex = idx;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { status: 'ok' };
+    }
+    return { status: 'error', error: 'unknown action kind' };
+  }
+  if (op === 'state') {
+    const r = resolve(spec);
+    const out = { count: r.list.length };
+    if (r.list.length !== 1) return out;
+    const el = r.list[0];
+    out.visible = isVisible(el);
+    out.enabled = !isDisabled(el);
+    out.checked = checked(el);
+    if (arg.text) out.text = norm(el.innerText !== undefined ? el.innerText : el.textContent);
+    if (arg.textContent) out.textContent = el.textContent;
+    if (arg.value) out.value = ('value' in el) ? String(el.value) : (el.isContentEditable ? el.innerText : null);
+    if (arg.attribute) out.attribute = el.getAttribute(arg.attribute);
+    return out;
+  }
+  if (op === 'countVisible') {
+    const r = resolve(spec);
+    return { count: r.list.length, visible: r.list.filter(isVisible).length };
+  }
+  if (op === 'settle') {
+    if (!window.__uiQaMutations) {
+      window.__uiQaMutations = { n: 0 };
+      try {
+        new MutationObserver((l) => { window.__uiQaMutations.n += l.length; })
+          .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      } catch (e) { /* document not ready */ }
+    }
+    let busy = null;
+    const cand = document.querySelectorAll('[aria-busy="true"],[role="progressbar"],progress,[class*="spinner" i],[class*="skeleton" i],[class*="loading" i],[data-testid*="spinner" i],[data-testid*="skeleton" i],[data-testid*="loading" i]');
+    for (const e of cand) {
+      if (e === document.documentElement || e === document.body) {
+        if (e.getAttribute('aria-busy') === 'true') { busy = describe(e) + '[aria-busy]'; break; }
+        continue;
+      }
+      if (isVisible(e)) {
+        let why = e.getAttribute('aria-busy') === 'true' ? '[aria-busy]' : (e.getAttribute('role') === 'progressbar' || e.tagName === 'PROGRESS') ? '[role=progressbar]' : '';
+        if (!why) { const t = e.getAttribute('data-testid'); why = t && /spinner|skeleton|loading/i.test(t) ? '[data-testid*=' + (t.match(/spinner|skeleton|loading/i)[0].toLowerCase()) + ']' : ''; }
+        busy = describe(e) + why;
+        break;
+      }
+    }
+    return { ready: document.readyState, busy, mutations: window.__uiQaMutations.n };
+  }
+  if (op === 'metrics') {
+    const d = document.documentElement;
+    return {
+      scrollX, scrollY, innerWidth, innerHeight,
+      scrollWidth: d.scrollWidth, scrollHeight: d.scrollHeight,
+      elementCount: document.getElementsByTagName('*').length,
+      imageCount: document.images.length, linkCount: document.links.length,
+      formCount: document.forms.length,
+    };
+  }
+  if (op === 'scroll') {
+    if (arg.by) window.scrollBy(arg.x || 0, arg.y || 0); else window.scrollTo(arg.x || 0, arg.y || 0);
+    return { scrollX, scrollY };
+  }
+  if (op === 'page') {
+    return { url: location.href, title: document.title, ready: document.readyState };
+  }
+  return { status: 'error', error: 'unknown op' };
+}

@@ -1,0 +1,258 @@
+//! Test harness: a loopback fixture server that records every request, and
+//! a tiny runner that drives steps the way qa-core's runner does.
+#![allow(dead_code)]
+
+use qa_core::flow::StepClass;
+use qa_core::process::ProcessOwner;
+use qa_core::{
+    Cadence, CloseResult, Deadline, DriverError, Evidence, Flow, RunOptions, Secrets,
+    SessionContext, StepOutcome, SurfaceDriver, SurfaceSession, Verdict,
+};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A loopback HTTP server on its own port that records every request line.
+pub struct Recorder {
+    pub origin: String,
+    pub seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Recorder {
+    /// Serves files from `root` (if any) and `/redirect?to=URL` (302).
+    pub fn start(root: Option<PathBuf>) -> Recorder {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let origin = format!("http://{}", l.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        std::thread::spawn(move || {
+            for c in l.incoming().flatten() {
+                let seen = s2.clone();
+                let root = root.clone();
+                std::thread::spawn(move || serve(c, root, seen));
+            }
+        });
+        Recorder { origin, seen }
+    }
+
+    pub fn requests(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn serve(mut c: TcpStream, root: Option<PathBuf>, seen: Arc<Mutex<Vec<String>>>) {
+    c.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok();
+    let mut buf = Vec::new();
+    let mut b = [0u8; 4096];
+    loop {
+        let Ok(n) = c.read(&mut b) else { return };
+        if n == 0 {
+            return;
+        }
+        buf.extend_from_slice(&b[..n]);
+        if buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let line = head.lines().next().unwrap_or("").to_string();
+    seen.lock().unwrap().push(line.clone());
+    let target = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let resp = if let Some(to) = target.strip_prefix("/redirect?to=") {
+        let to = url_decode(to);
+        format!("HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes()
+    } else if let Some(root) = &root {
+        let path = target
+            .split('?')
+            .next()
+            .unwrap_or("/")
+            .trim_start_matches('/');
+        let p = root.join(if path.is_empty() { "index.html" } else { path });
+        match std::fs::read(&p) {
+            Ok(body) if !path.contains("..") => {
+                let ct = match p.extension().and_then(|e| e.to_str()) {
+                    Some("html") => "text/html",
+                    Some("js") => "text/javascript",
+                    Some("json") => "application/json",
+                    _ => "application/octet-stream",
+                };
+                let mut r = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
+                r.extend(body);
+                r
+            }
+            _ => {
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
+            }
+        }
+    } else {
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".to_vec()
+    };
+    let _ = c.write_all(&resp);
+}
+
+fn url_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) =
+                u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16)
+            {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+pub struct Run {
+    pub _dir: tempfile::TempDir,
+    pub ctx: SessionContext,
+    pub processes: Arc<ProcessOwner>,
+}
+
+pub fn context() -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Arc::new(Secrets::new());
+    let evidence = Arc::new(Evidence::create(dir.path(), "run", secrets.clone()).unwrap());
+    let processes = Arc::new(ProcessOwner::new());
+    let ctx = SessionContext {
+        evidence,
+        processes: processes.clone(),
+        secrets,
+        flow_deadline: Deadline::after_ms(60_000),
+        options: RunOptions::default(),
+    };
+    Run {
+        _dir: dir,
+        ctx,
+        processes,
+    }
+}
+
+/// What running a flow produced.
+pub struct Outcome {
+    /// Per step: Ok(detail) or Err(code: message).
+    pub steps: Vec<Result<StepOutcome, String>>,
+    pub observations: Vec<String>,
+    pub close: CloseResult,
+    pub profile_dir: PathBuf,
+}
+
+impl Outcome {
+    pub fn failure(&self) -> Option<&String> {
+        self.steps.iter().find_map(|s| s.as_ref().err())
+    }
+}
+
+fn fmt(e: DriverError) -> String {
+    format!("{}: {}", e.code, e.message)
+}
+
+/// Runs a flow like the runner: perform actions once, verify assertions on
+/// the cadence until they hold or the step deadline; stops at the first failure.
+pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
+    let flow = Flow::parse(flow_text, base_dir).expect("flow parses");
+    let run = context();
+    let profile_dir = run.ctx.evidence.run_dir().join("work/chromium-profile");
+    let driver = qa_web::WebDriver::new();
+    let mut steps = Vec::new();
+    let mut observations = Vec::new();
+    let mut session: Box<dyn SurfaceSession> = match driver.open(&flow, run.ctx.clone()).await {
+        Ok(s) => s,
+        Err(e) => {
+            let close = CloseResult {
+                cleanup: run
+                    .processes
+                    .end_all(std::time::Duration::from_secs(2), Deadline::after_ms(5000))
+                    .await,
+                ..Default::default()
+            };
+            return Outcome {
+                steps: vec![Err(fmt(e))],
+                observations,
+                close,
+                profile_dir,
+            };
+        }
+    };
+    for step in &flow.steps {
+        let deadline = Deadline::after_ms(step.step_timeout_ms());
+        let r = match step.class() {
+            StepClass::Assertion => {
+                let mut cadence = Cadence::new();
+                let mut last = String::new();
+                loop {
+                    if !cadence.wait(deadline).await {
+                        break Err(format!(
+                            "assertion.timeout: {} not satisfied: {last}",
+                            step.action_name()
+                        ));
+                    }
+                    match session.verify(step, deadline).await {
+                        Ok(Verdict::Holds) => break Ok(StepOutcome::default()),
+                        Ok(Verdict::NotYet { observed }) => last = observed,
+                        Ok(Verdict::Fails { reason }) => {
+                            break Err(format!("assertion.failed: {reason}"))
+                        }
+                        Err(e) => break Err(fmt(e)),
+                    }
+                }
+            }
+            _ => session.perform(step, deadline).await.map_err(fmt),
+        };
+        if let Ok(o) = &r {
+            observations.extend(o.observations.clone());
+        }
+        let failed = r.is_err();
+        steps.push(r);
+        if failed {
+            break;
+        }
+    }
+    let close = session.close(Deadline::after_ms(10_000)).await;
+    observations.extend(close.observations.clone());
+    Outcome {
+        steps,
+        observations,
+        close,
+        profile_dir,
+    }
+}
+
+/// Pids whose command line mentions `needle`.
+pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
+    let n = needle.display().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(c) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(true);
+            if String::from_utf8_lossy(&c).contains(&n) && !zombie {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,53 @@
+//! The origin-attack page: nothing reaches the second origin.
+
+mod common;
+use common::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origin_attack_reaches_nothing() {
+    let first = Recorder::start(Some(fixtures().join("web")));
+    let second = Recorder::start(None);
+    let evil = second.origin.clone();
+    let flow = format!(
+        r#"{{ "target": {{ "url": "{}/attack.html?evil={}" }}, "steps": [
+            {{ "action": "assertText", "locator": {{ "testId": "status" }}, "equals": "done" }},
+            {{ "action": "waitForTimeout", "ms": 500 }}
+        ] }}"#,
+        first.origin, evil
+    );
+    let o = run_flow(&flow, &fixtures()).await;
+    assert_eq!(o.failure(), None, "{:?}", o.steps);
+    // Give stray connections a moment to arrive (there must be none).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        second.requests(),
+        Vec::<String>::new(),
+        "requests reached the second origin"
+    );
+    let line = o
+        .observations
+        .iter()
+        .find(|x| x.starts_with(&format!("blocked request to {evil} (")))
+        .unwrap_or_else(|| panic!("no blocked observation: {:?}", o.observations));
+    let n: u32 = line
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        n >= 10,
+        "expected most escapes to be blocked and counted, got {line}"
+    );
+    assert!(
+        first.requests().iter().any(|r| r.contains("/redirect?to=")),
+        "the redirect hop was requested"
+    );
+    assert!(o.close.cleanup.left.is_empty());
+    assert!(processes_mentioning(&o.profile_dir).is_empty());
+    eprintln!("observations: {:#?}", o.observations);
+    eprintln!("first server saw: {:#?}", first.requests());
+}

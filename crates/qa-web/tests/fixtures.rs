@@ -1,0 +1,183 @@
+//! The browser driver against real Chromium and the fixture pages.
+
+mod common;
+use common::*;
+
+fn web_dir() -> std::path::PathBuf {
+    fixtures()
+}
+
+async fn run(flow: &str) -> Outcome {
+    let o = run_flow(flow, &web_dir()).await;
+    assert!(
+        o.close.cleanup.left.is_empty(),
+        "cleanup left processes: {:?}",
+        o.close.cleanup.left
+    );
+    assert!(
+        processes_mentioning(&o.profile_dir).is_empty(),
+        "a Chromium process outlived close"
+    );
+    o
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn form_fill_click_and_assert() {
+    let o = run(r#"{ "target": { "serve": "web", "url": "/form.html" }, "steps": [
+        { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
+        { "action": "assertValue", "locator": { "label": "Name" }, "equals": "Ada" },
+        { "action": "fill", "locator": { "placeholder": "you@example.com" }, "value": "ada@example.com" },
+        { "action": "check", "locator": { "role": "checkbox", "name": "Subscribe" } },
+        { "action": "assertChecked", "locator": { "label": "Subscribe" } },
+        { "action": "selectOption", "locator": { "label": "Color" }, "label": "Green" },
+        { "action": "click", "locator": { "role": "button", "name": "Send" } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "Hello Ada (Green, subscribed)" },
+        { "action": "press", "locator": { "label": "Name" }, "key": "Escape" },
+        { "action": "assertValue", "locator": { "label": "Name" }, "equals": "" },
+        { "action": "assertURL", "includes": "/form.html" },
+        { "action": "assertCount", "locator": { "css": "option" }, "count": 3 },
+        { "action": "screenshot", "name": "form" },
+        { "action": "snapshotAccessibility" },
+        { "action": "assertNoConsoleErrors" }
+    ] }"#).await;
+    assert_eq!(o.failure(), None);
+    let shots: usize = o.steps.iter().flatten().map(|s| s.artifacts.len()).sum();
+    assert_eq!(shots, 2, "a screenshot and an AX snapshot");
+    assert!(o
+        .observations
+        .iter()
+        .any(|x| x.starts_with("browser environment: viewport 1280x720")));
+    assert!(o
+        .close
+        .artifacts
+        .iter()
+        .any(|a| a.path.ends_with("network.jsonl")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spinner_settles_before_the_next_step() {
+    let o = run(r#"{ "target": { "serve": "web", "url": "/spinner.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Load data" } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "Loaded 3 items", "timeoutMs": 50 },
+        { "action": "assertNetworkRequest", "path": "/data.json", "status": 200 }
+    ] }"#).await;
+    // The click waited for the spinner and the fetch, so a 50 ms assertion holds at once.
+    assert_eq!(o.failure(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn covered_button_is_clicked_only_after_the_overlay_leaves() {
+    let o = run(r#"{ "target": { "serve": "web", "url": "/overlay.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Continue" } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "clicked after overlay", "timeoutMs": 100 }
+    ] }"#).await;
+    assert_eq!(o.failure(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn covered_button_reports_the_covering_element() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/overlay.html?ms=10000" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Continue" }, "timeoutMs": 500 }
+    ] }"#,
+    )
+    .await;
+    let f = o.failure().expect("fails");
+    assert!(f.starts_with("web.actionability.covered"), "{f}");
+    assert!(f.contains("div#overlay.modal-backdrop"), "{f}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enabled_later_passes_never_enabled_fails_naming_the_check() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/enable-later.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Submit" } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "submitted" },
+        { "action": "click", "locator": { "role": "button", "name": "Never" }, "timeoutMs": 1000 }
+    ] }"#,
+    )
+    .await;
+    assert!(o.steps[0].is_ok() && o.steps[1].is_ok());
+    let f = o.failure().expect("fails");
+    assert!(f.starts_with("web.actionability.not_enabled"), "{f}");
+    assert!(f.contains("element is not enabled"), "{f}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_matches_are_ambiguous() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/ambiguous.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Save" } }
+    ] }"#,
+    )
+    .await;
+    let f = o.failure().expect("fails");
+    assert!(f.starts_with("web.locator.ambiguous"), "{f}");
+    assert!(f.contains("matched 2 elements"), "{f}");
+    let ok = run(
+        r#"{ "target": { "serve": "web", "url": "/ambiguous.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Save", "nth": 1 } },
+        { "action": "assertCount", "locator": { "role": "button", "name": "Save" }, "count": 2 }
+    ] }"#,
+    )
+    .await;
+    assert_eq!(ok.failure(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_errors_are_seen() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/console-error.html" }, "steps": [
+        { "action": "assertConsole", "level": "error", "includes": "boom" },
+        { "action": "assertNoConsoleErrors" }
+    ] }"#,
+    )
+    .await;
+    assert!(o.steps[0].is_ok());
+    let f = o.failure().expect("fails");
+    assert!(f.contains("1 console error"), "{f}");
+    assert!(
+        !f.contains("boom"),
+        "failure reasons never echo page text: {f}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dialogs_expected_and_unexpected() {
+    let o = run(r#"{ "target": { "serve": "web", "url": "/dialog.html" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Delete" },
+          "expectDialog": { "type": "confirm", "message": { "includes": "Delete" }, "accept": true } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "deleted" },
+        { "action": "click", "locator": { "role": "button", "name": "Delete" } },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "kept" }
+    ] }"#).await;
+    assert_eq!(o.failure(), None);
+    assert!(
+        o.observations
+            .iter()
+            .any(|x| x == "dismissed an unexpected confirm dialog"),
+        "{:?}",
+        o.observations
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_navigation_is_an_error() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/form.html" }, "steps": [
+        { "action": "goto", "url": "http://127.0.0.1:9/elsewhere" }
+    ] }"#,
+    )
+    .await;
+    let f = o.failure().expect("fails");
+    assert!(f.starts_with("web.navigation.blocked"), "{f}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_flow_passes() {
+    let dir = fixtures().join("../../examples");
+    let text = std::fs::read_to_string(dir.join("web-form.jsonc")).unwrap();
+    let o = run_flow(&text, &dir).await;
+    assert_eq!(o.failure(), None);
+    assert!(o.close.cleanup.left.is_empty());
+}
