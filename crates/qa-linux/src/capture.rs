@@ -1,0 +1,288 @@
+//! X11: finding the application's windows (`_NET_WM_PID`, no window manager
+//! needed), raising and focusing them, and exact-window PNG capture
+//! (`GetImage` of the window itself).
+
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState, StackMode,
+    Window,
+};
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+/// One top-level window of the application.
+#[derive(Debug, Clone)]
+pub(crate) struct XWindow {
+    /// X window id.
+    pub id: Window,
+    /// Owning process (`_NET_WM_PID`).
+    pub pid: u32,
+    /// Title (`_NET_WM_NAME` or `WM_NAME`).
+    pub title: String,
+    /// Position on the root window.
+    pub x: i32,
+    /// Position on the root window.
+    pub y: i32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+/// A connection to the run's X display.
+pub(crate) struct X11 {
+    /// The connection.
+    pub conn: RustConnection,
+    /// Root window of screen 0.
+    pub root: Window,
+    atoms: Atoms,
+}
+
+struct Atoms {
+    net_wm_pid: u32,
+    net_wm_name: u32,
+    utf8: u32,
+    gtk_frame_extents: u32,
+}
+
+type XResult<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> String {
+    move |e| format!("{what}: {e}")
+}
+
+impl X11 {
+    /// Connects to `display` (e.g. `:99`).
+    pub(crate) fn connect(display: &str) -> XResult<X11> {
+        let (conn, screen) = x11rb::connect(Some(display)).map_err(err("X11 connect"))?;
+        let root = conn.setup().roots[screen].root;
+        let intern = |n: &[u8]| -> XResult<u32> {
+            Ok(conn
+                .intern_atom(false, n)
+                .map_err(err("InternAtom"))?
+                .reply()
+                .map_err(err("InternAtom"))?
+                .atom)
+        };
+        let atoms = Atoms {
+            net_wm_pid: intern(b"_NET_WM_PID")?,
+            net_wm_name: intern(b"_NET_WM_NAME")?,
+            utf8: intern(b"UTF8_STRING")?,
+            gtk_frame_extents: intern(b"_GTK_FRAME_EXTENTS")?,
+        };
+        Ok(X11 { conn, root, atoms })
+    }
+
+    fn pid_of(&self, w: Window) -> Option<u32> {
+        let r = self
+            .conn
+            .get_property(false, w, self.atoms.net_wm_pid, AtomEnum::CARDINAL, 0, 1)
+            .ok()?
+            .reply()
+            .ok()?;
+        let v = r.value32()?.next();
+        v
+    }
+
+    fn title_of(&self, w: Window) -> String {
+        let get = |prop: u32, ty: u32| -> Option<String> {
+            let r = self
+                .conn
+                .get_property(false, w, prop, ty, 0, 1024)
+                .ok()?
+                .reply()
+                .ok()?;
+            (!r.value.is_empty()).then(|| String::from_utf8_lossy(&r.value).into_owned())
+        };
+        get(self.atoms.net_wm_name, self.atoms.utf8)
+            .or_else(|| get(AtomEnum::WM_NAME.into(), AtomEnum::STRING.into()))
+            .unwrap_or_default()
+    }
+
+    /// Viewable windows (children of the root, or of a window manager's
+    /// frames) whose `_NET_WM_PID` is in `pids`.
+    pub(crate) fn windows_of(&self, pids: &[u32]) -> Vec<XWindow> {
+        let mut out = Vec::new();
+        let mut stack = vec![(self.root, 0u8)];
+        while let Some((w, depth)) = stack.pop() {
+            let Ok(Ok(tree)) = self.conn.query_tree(w).map(|c| c.reply()) else {
+                continue;
+            };
+            for &c in &tree.children {
+                let Ok(Ok(attrs)) = self.conn.get_window_attributes(c).map(|c| c.reply()) else {
+                    continue;
+                };
+                if attrs.map_state != MapState::VIEWABLE {
+                    continue;
+                }
+                match self.pid_of(c) {
+                    Some(pid) if pids.contains(&pid) => {
+                        if let Some(win) = self.describe(c, pid) {
+                            out.push(win);
+                        }
+                    }
+                    Some(_) => {}
+                    None if depth < 2 => stack.push((c, depth + 1)),
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
+    fn describe(&self, w: Window, pid: u32) -> Option<XWindow> {
+        let g = self.conn.get_geometry(w).ok()?.reply().ok()?;
+        let t = self
+            .conn
+            .translate_coordinates(w, self.root, 0, 0)
+            .ok()?
+            .reply()
+            .ok()?;
+        Some(XWindow {
+            id: w,
+            pid,
+            title: self.title_of(w),
+            x: t.dst_x as i32,
+            y: t.dst_y as i32,
+            width: g.width as u32,
+            height: g.height as u32,
+        })
+    }
+
+    /// Raises the window and gives it the keyboard focus.
+    pub(crate) fn raise_and_focus(&self, w: Window) -> XResult<()> {
+        self.conn
+            .configure_window(w, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+            .map_err(err("ConfigureWindow"))?;
+        self.conn
+            .set_input_focus(InputFocus::PARENT, w, x11rb::CURRENT_TIME)
+            .map_err(err("SetInputFocus"))?;
+        self.conn.sync().map_err(err("sync"))?;
+        Ok(())
+    }
+
+    /// Client-side-decoration margins (`_GTK_FRAME_EXTENTS`: left, right,
+    /// top, bottom) that lie outside the window's visible frame.
+    fn frame_extents(&self, w: Window) -> [u32; 4] {
+        let r = self
+            .conn
+            .get_property(
+                false,
+                w,
+                self.atoms.gtk_frame_extents,
+                AtomEnum::CARDINAL,
+                0,
+                4,
+            )
+            .ok()
+            .and_then(|c| c.reply().ok());
+        let v: Vec<u32> = r
+            .and_then(|r| r.value32().map(|i| i.collect()))
+            .unwrap_or_default();
+        match v.as_slice() {
+            [l, r, t, b] => [*l, *r, *t, *b],
+            _ => [0; 4],
+        }
+    }
+
+    /// Captures exactly the window's pixels (its visible frame, without
+    /// client-side shadow margins) as an RGB PNG. Returns `(png, width, height)`.
+    pub(crate) fn capture_png(&self, w: Window) -> XResult<(Vec<u8>, u32, u32)> {
+        let g = self
+            .conn
+            .get_geometry(w)
+            .map_err(err("GetGeometry"))?
+            .reply()
+            .map_err(err("GetGeometry"))?;
+        let [l, r, t, b] = self.frame_extents(w);
+        let (gw, gh) = (g.width as u32, g.height as u32);
+        let (l, t, width, height) = if l + r < gw && t + b < gh {
+            (l, t, gw - l - r, gh - t - b)
+        } else {
+            (0, 0, gw, gh)
+        };
+        let img = self
+            .conn
+            .get_image(
+                ImageFormat::Z_PIXMAP,
+                w,
+                l as i16,
+                t as i16,
+                width as u16,
+                height as u16,
+                !0,
+            )
+            .map_err(err("GetImage"))?
+            .reply()
+            .map_err(err("GetImage"))?;
+        let setup = self.conn.setup();
+        let bpp = setup
+            .pixmap_formats
+            .iter()
+            .find(|f| f.depth == img.depth)
+            .map(|f| f.bits_per_pixel)
+            .unwrap_or(0);
+        if bpp != 32 || !matches!(img.depth, 24 | 32) {
+            return Err(format!(
+                "unsupported window pixel format (depth {}, {} bits per pixel); only 24/32-bit TrueColor is captured",
+                img.depth, bpp
+            ));
+        }
+        let lsb = setup.image_byte_order == x11rb::protocol::xproto::ImageOrder::LSB_FIRST;
+        let rgb = bgrx_to_rgb(&img.data, width, height, lsb)?;
+        Ok((encode_png(&rgb, width, height)?, width, height))
+    }
+}
+
+/// Converts 32-bit BGRX (LSB first) or XRGB (MSB first) rows to RGB.
+pub(crate) fn bgrx_to_rgb(
+    data: &[u8],
+    width: u32,
+    height: u32,
+    lsb_first: bool,
+) -> XResult<Vec<u8>> {
+    let need = width as usize * height as usize * 4;
+    if data.len() < need {
+        return Err(format!(
+            "GetImage returned {} bytes, expected {need}",
+            data.len()
+        ));
+    }
+    let mut rgb = Vec::with_capacity(width as usize * height as usize * 3);
+    for px in data[..need].chunks_exact(4) {
+        if lsb_first {
+            rgb.extend_from_slice(&[px[2], px[1], px[0]]);
+        } else {
+            rgb.extend_from_slice(&[px[1], px[2], px[3]]);
+        }
+    }
+    Ok(rgb)
+}
+
+/// Encodes RGB8 pixels as PNG.
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> XResult<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut w = enc.write_header().map_err(err("PNG header"))?;
+        w.write_image_data(rgb).map_err(err("PNG data"))?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_and_encodes() {
+        let data = [0u8, 0, 255, 0, 255, 0, 0, 0]; // red, blue pixels (BGRX)
+        let rgb = bgrx_to_rgb(&data, 2, 1, true).unwrap();
+        assert_eq!(rgb, vec![255, 0, 0, 0, 0, 255]);
+        let png = encode_png(&rgb, 2, 1).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+    }
+}

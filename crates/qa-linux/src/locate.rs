@@ -1,0 +1,225 @@
+//! Locator matching over a fetched tree (platform-neutral, pure).
+//!
+//! The driver fetches the application's tree level by level into a flat list
+//! of [`NodeView`]s (parents before children, each with its parent's index)
+//! and asks [`find`] which nodes a [`Locator`] names.
+
+use crate::roles::role_matches;
+use qa_core::flow::{Locator, PathSegment};
+
+/// What locator matching needs to know about one element.
+#[derive(Debug, Clone, Default)]
+pub struct NodeView {
+    /// AT-SPI role name (`push button`).
+    pub role: String,
+    /// Accessible name.
+    pub name: String,
+    /// Accessible id (`automationId`), when fetched.
+    pub id: Option<String>,
+    /// Index of the parent in the list (`None` for the root).
+    pub parent: Option<usize>,
+    /// Pre-order position (child indices from the root), for stable ordering.
+    pub order: Vec<u32>,
+}
+
+/// Whether a desktop locator compares names exactly (the default) or by substring.
+pub fn exact(loc: &Locator) -> bool {
+    loc.exact.unwrap_or(true)
+}
+
+fn name_ok(wanted: &str, actual: &str, exact: bool) -> bool {
+    if exact {
+        actual == wanted
+    } else {
+        actual.to_lowercase().contains(&wanted.to_lowercase())
+    }
+}
+
+fn segment_ok(seg: &PathSegment, n: &NodeView, exact: bool) -> bool {
+    seg.role.as_deref().is_none_or(|r| role_matches(r, &n.role))
+        && seg
+            .name
+            .as_deref()
+            .is_none_or(|w| name_ok(w, &n.name, exact))
+}
+
+/// Whether node `i` alone satisfies the locator's own fields (not `path`).
+fn node_ok(loc: &Locator, n: &NodeView) -> bool {
+    let ex = exact(loc);
+    if let Some(id) = &loc.automation_id {
+        if n.id.as_deref() != Some(id.as_str()) {
+            return false;
+        }
+    }
+    if let Some(r) = &loc.role {
+        if !role_matches(r, &n.role) {
+            return false;
+        }
+    }
+    if let Some(w) = &loc.name {
+        if !name_ok(w, &n.name, ex) {
+            return false;
+        }
+    }
+    true
+}
+
+fn path_ok(nodes: &[NodeView], i: usize, segs: &[PathSegment], exact: bool) -> bool {
+    let Some((last, rest)) = segs.split_last() else {
+        return true;
+    };
+    if !segment_ok(last, &nodes[i], exact) {
+        return false;
+    }
+    if rest.is_empty() {
+        return true;
+    }
+    let mut a = nodes[i].parent;
+    while let Some(p) = a {
+        if path_ok(nodes, p, rest, exact) {
+            return true;
+        }
+        a = nodes[p].parent;
+    }
+    false
+}
+
+/// Indices of every node the locator matches, in pre-order (ignoring `occurrence`).
+/// The root (index 0, the application itself) never matches.
+pub fn find(nodes: &[NodeView], loc: &Locator) -> Vec<usize> {
+    let ex = exact(loc);
+    let mut out: Vec<usize> = (1..nodes.len())
+        .filter(|&i| match &loc.path {
+            Some(segs) => path_ok(nodes, i, segs, ex) && node_ok(loc, &nodes[i]),
+            None => node_ok(loc, &nodes[i]),
+        })
+        .collect();
+    out.sort_by(|a, b| nodes[*a].order.cmp(&nodes[*b].order));
+    out
+}
+
+/// Whether a locator needs accessible ids fetched.
+pub fn needs_ids(loc: &Locator) -> bool {
+    loc.automation_id.is_some()
+}
+
+/// One line per candidate (`push button "7"`), at most `max` lines.
+pub fn describe_candidates(nodes: &[NodeView], idx: &[usize], max: usize) -> String {
+    let mut parts: Vec<String> = idx.iter().take(max).map(|&i| describe(&nodes[i])).collect();
+    if idx.len() > max {
+        parts.push(format!("… and {} more", idx.len() - max));
+    }
+    parts.join("; ")
+}
+
+/// `role "name"` (and `#id`) of one node.
+pub fn describe(n: &NodeView) -> String {
+    let mut s = format!("{} {:?}", n.role, truncate(&n.name, 60));
+    if let Some(id) = n.id.as_deref().filter(|s| !s.is_empty()) {
+        s.push_str(&format!(" #{id}"));
+    }
+    s
+}
+
+/// Cuts a string to `max` characters, marking the cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(role: &str, name: &str, parent: Option<usize>, order: &[u32]) -> NodeView {
+        NodeView {
+            role: role.into(),
+            name: name.into(),
+            id: None,
+            parent,
+            order: order.to_vec(),
+        }
+    }
+
+    fn tree() -> Vec<NodeView> {
+        vec![
+            n("application", "calc", None, &[]),
+            n("frame", "Calculator", Some(0), &[0]),
+            n("panel", "", Some(1), &[0, 0]),
+            n("push button", "7", Some(2), &[0, 0, 0]),
+            n("push button", "Add", Some(2), &[0, 0, 1]),
+            n("frame", "Other", Some(0), &[1]),
+            n("push button", "7", Some(5), &[1, 0]),
+        ]
+    }
+
+    #[test]
+    fn role_and_name() {
+        let t = tree();
+        let l = Locator {
+            role: Some("button".into()),
+            name: Some("Add".into()),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &l), vec![4]);
+        let amb = Locator {
+            role: Some("button".into()),
+            name: Some("7".into()),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &amb), vec![3, 6]);
+        assert!(describe_candidates(&t, &[3, 6], 5).contains("push button \"7\""));
+    }
+
+    #[test]
+    fn exact_by_default_substring_on_request() {
+        let t = tree();
+        let l = Locator {
+            name: Some("Calc".into()),
+            ..Default::default()
+        };
+        assert!(find(&t, &l).is_empty());
+        let l = Locator {
+            name: Some("calc".into()),
+            exact: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &l), vec![1]);
+    }
+
+    #[test]
+    fn path_from_window_down() {
+        let t = tree();
+        let l = Locator {
+            path: Some(vec![
+                PathSegment {
+                    role: Some("window".into()),
+                    name: Some("Other".into()),
+                },
+                PathSegment {
+                    role: Some("button".into()),
+                    name: Some("7".into()),
+                },
+            ]),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &l), vec![6]);
+    }
+
+    #[test]
+    fn automation_id() {
+        let mut t = tree();
+        t[4].id = Some("add-button".into());
+        let l = Locator {
+            automation_id: Some("add-button".into()),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &l), vec![4]);
+        assert!(needs_ids(&l));
+    }
+}

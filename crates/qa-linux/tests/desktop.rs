@@ -1,0 +1,220 @@
+//! Real applications under the driver's own Xvfb + private session bus.
+//! Every test also proves that nothing the run started is left behind.
+
+mod common;
+
+use common::{assert_nothing_left, fixtures, have, read_artifact, run};
+
+fn fixture_flow(steps: &str) -> String {
+    format!(
+        r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["/usr/bin/python3", "fixture_app.py"], "cwd": "." }} }} }},
+           "timeoutMs": 30000,
+           "steps": [ {{ "action": "waitForWindow", "title": {{ "equals": "ui-qa fixture" }} }}, {steps} ] }}"#
+    )
+}
+
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    let d = png::Decoder::new(std::io::Cursor::new(bytes.to_vec()));
+    let r = d.read_info().unwrap();
+    (r.info().width, r.info().height)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calculator_adds_two_and_three() {
+    if !have("gnome-calculator") {
+        eprintln!("gnome-calculator not installed; skipping");
+        return;
+    }
+    let r = run(r#"{ "target": { "application": { "launch": { "argv": ["gnome-calculator"] } } },
+      "timeoutMs": 30000,
+      "steps": [
+        { "action": "waitForWindow", "title": { "equals": "Calculator" } },
+        { "action": "activate", "locator": { "role": "button", "name": "2 2" } },
+        { "action": "activate", "locator": { "role": "button", "name": "+ +" } },
+        { "action": "activate", "locator": { "role": "button", "name": "3 3" } },
+        { "action": "activate", "locator": { "role": "button", "name": "= =" } },
+        { "action": "assertText", "locator": { "role": "textbox", "name": "GtkSourceView" }, "equals": "5" },
+        { "action": "capture", "name": "result" } ] }"#)
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let png = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("result.png"))
+        .expect("png");
+    let snap = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("result.json"))
+        .expect("snapshot");
+    let doc: serde_json::Value = serde_json::from_slice(&read_artifact(snap)).unwrap();
+    let win = &doc["tree"]["children"][0];
+    assert_eq!(win["name"], "Calculator");
+    // GTK 4 reports window-relative extents without its resize margins, so
+    // the X window is a few pixels larger than the accessible frame.
+    let (w, h) = png_size(&read_artifact(png));
+    let (bw, bh) = (
+        win["bounds"]["width"].as_i64().unwrap(),
+        win["bounds"]["height"].as_i64().unwrap(),
+    );
+    assert!(
+        (w as i64 - bw).abs() <= 16 && (h as i64 - bh).abs() <= 16,
+        "png {w}x{h} vs window {bw}x{bh}"
+    );
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zenity_entry_through_a_wrapper_script() {
+    if !have("zenity") {
+        eprintln!("zenity not installed; skipping");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("answer.txt");
+    let flow = format!(
+        r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["sh", "-c", "zenity --entry --title=Ask --text='Your name?' > \"$1\"", "sh", "{}"] }} }} }},
+          "timeoutMs": 30000,
+          "steps": [
+            {{ "action": "waitForWindow", "title": {{ "equals": "Ask" }} }},
+            {{ "action": "inputText", "locator": {{ "role": "textbox" }}, "text": "Ada Lovelace" }},
+            {{ "action": "assertText", "locator": {{ "role": "textbox" }}, "equals": "Ada Lovelace" }},
+            {{ "action": "pressKey", "key": "Enter" }},
+            {{ "action": "waitForTimeout", "ms": 500 }} ] }}"#,
+        file.display()
+    );
+    let r = run(&flow).await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        "Ada Lovelace"
+    );
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixture_entry_button_label_and_checkbox() {
+    let r = run(&fixture_flow(
+        r#"
+        { "action": "setValue", "locator": { "automationId": "name-entry" }, "value": "hello" },
+        { "action": "activate", "locator": { "role": "button", "name": "Copy" } },
+        { "action": "assertText", "locator": { "automationId": "echo-label" }, "equals": "hello" },
+        // Focusing a GTK entry selects its text, so typing replaces it.
+        { "action": "inputText", "locator": { "role": "textbox", "name": "Name" }, "text": " World!" },
+        { "action": "assertState", "locator": { "automationId": "name-entry" }, "value": { "equals": " World!" } },
+        { "action": "assertState", "locator": { "role": "checkbox", "name": "Subscribe" }, "state": "unchecked" },
+        { "action": "activate", "locator": { "path": [ { "role": "window", "name": "ui-qa fixture" }, { "role": "checkbox" } ] } },
+        { "action": "assertState", "locator": { "automationId": "subscribe-check" }, "state": "checked" },
+        { "action": "waitForText", "equals": "on" },
+        { "action": "capture", "name": "fixture" }"#,
+    ))
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let png = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("fixture.png"))
+        .expect("png");
+    let snap = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("fixture.json"))
+        .expect("snapshot");
+    let doc: serde_json::Value = serde_json::from_slice(&read_artifact(snap)).unwrap();
+    let b = &doc["tree"]["children"][0]["bounds"];
+    // GTK 3 without a window manager: the PNG is exactly the frame's bounds.
+    assert_eq!(
+        png_size(&read_artifact(png)),
+        (
+            b["width"].as_u64().unwrap() as u32,
+            b["height"].as_u64().unwrap() as u32
+        )
+    );
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ambiguous_locator_names_candidates() {
+    let r = run(&fixture_flow(
+        r#"{ "action": "activate", "locator": { "role": "label" } }"#,
+    ))
+    .await;
+    let e = r.error.clone().expect("ambiguity is an error");
+    assert_eq!(e.code, "desktop.locator.ambiguous", "{e}");
+    assert!(e.message.contains("label"), "{e}");
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk_demos_snapshot() {
+    for (bin, expect) in [
+        ("gtk3-demo", "Application Class"),
+        ("gtk4-demo", "GTK Demo"),
+    ] {
+        if !have(bin) {
+            eprintln!("{bin} not installed; skipping");
+            continue;
+        }
+        let r = run(&format!(
+            r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["{bin}"] }} }} }}, "timeoutMs": 30000,
+               "steps": [ {{ "action": "waitForWindow" }}, {{ "action": "snapshotAccessibility" }} ] }}"#
+        ))
+        .await;
+        assert!(r.error.is_none(), "{bin}: {:?}", r.error);
+        let snap = &r.artifacts[0];
+        let doc: serde_json::Value = serde_json::from_slice(&read_artifact(snap)).unwrap();
+        let text = doc.to_string();
+        let nodes = doc["nodeCount"].as_u64().unwrap();
+        eprintln!("{bin}: {nodes} nodes in {} ms", doc["elapsedMs"]);
+        assert!(nodes > 50, "{bin}: {nodes} nodes");
+        assert!(text.contains(expect), "{bin} snapshot lacks {expect:?}");
+        assert!(text.contains("\"bounds\""));
+        assert_nothing_left(&r);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_at_bridge_is_blocked_with_the_cause() {
+    let flow = format!(
+        r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["/usr/bin/python3", "{}/fixture_app.py"], "env": {{ "NO_AT_BRIDGE": "1" }} }} }} }},
+           "timeoutMs": 20000, "steps": [ {{ "action": "waitForWindow" }} ] }}"#,
+        fixtures().display()
+    );
+    let r = run(&flow).await;
+    let e = r.error.clone().expect("blocked");
+    assert!(e.is_blocked(), "{e}");
+    assert_eq!(e.code, "desktop.app.not_accessible");
+    assert!(e.message.contains("NO_AT_BRIDGE"), "{e}");
+    assert!(r.elapsed.as_secs() < 20, "took {:?}", r.elapsed);
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xterm_is_blocked() {
+    if !have("xterm") {
+        eprintln!("xterm not installed; skipping");
+        return;
+    }
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["xterm"] } } }, "timeoutMs": 20000,
+                     "steps": [ { "action": "waitForWindow" } ] }"#,
+    )
+    .await;
+    let e = r.error.clone().expect("blocked");
+    assert!(e.is_blocked(), "{e}");
+    assert_eq!(e.code, "desktop.app.not_accessible");
+    assert!(r.elapsed.as_secs() < 20, "took {:?}", r.elapsed);
+    assert_nothing_left(&r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_program_is_a_launch_error() {
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["no-such-program-ui-qa"] } } },
+                     "steps": [ { "action": "waitForWindow" } ] }"#,
+    )
+    .await;
+    let e = r.error.clone().expect("error");
+    assert_eq!(e.code, "desktop.launch.not_found");
+    assert_nothing_left(&r);
+}
