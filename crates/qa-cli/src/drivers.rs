@@ -8,9 +8,13 @@ use std::sync::Arc;
 
 /// Every driver, preferred first within each target kind.
 pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
-    let mut v: Vec<Arc<dyn SurfaceDriver>> = Vec::new();
+    let mut v: Vec<Arc<dyn SurfaceDriver>> = vec![
+        Arc::new(qa_web::WebDriver::new()),
+        Arc::new(qa_tui::TuiDriver::new()),
+    ];
     // Desktop: the host's own platform driver first.
     let desktop: Vec<Arc<dyn SurfaceDriver>> = vec![
+        Arc::new(qa_linux::LinuxDesktopDriver::new()),
         Arc::new(qa_macos::MacosDesktopDriver::new()),
         Arc::new(qa_windows::WindowsDesktopDriver::new()),
     ];

@@ -11,14 +11,17 @@ use std::path::{Path, PathBuf};
 pub struct HumanProgress {
     flow: PathBuf,
     enabled: bool,
+    tty: bool,
 }
 
 impl HumanProgress {
     /// A sink for one flow; `enabled` false keeps stderr quiet (used with --json).
     pub fn new(flow: &Path, enabled: bool) -> Self {
+        use std::io::IsTerminal;
         HumanProgress {
             flow: flow.to_path_buf(),
             enabled,
+            tty: std::io::stderr().is_terminal(),
         }
     }
 }
@@ -36,9 +39,11 @@ impl ProgressSink for HumanProgress {
                 ev.status.as_deref().unwrap_or("?")
             ),
             "stageStart" => {
+                // On a terminal, show the running stage until it ends (the end
+                // line overwrites it); in logs, only end lines are printed.
                 if let Some(s) = &ev.stage {
-                    if s != "select" {
-                        eprintln!("  .. {s}");
+                    if self.tty && s != "select" {
+                        eprint!("    .. {s}\r");
                     }
                 }
             }
@@ -51,6 +56,9 @@ impl ProgressSink for HumanProgress {
                     "timedOut" => "TIMEOUT",
                     _ => "FAIL",
                 };
+                if self.tty {
+                    eprint!("\x1b[2K");
+                }
                 eprintln!(
                     "  {mark:>4} {} ({} ms)",
                     ev.stage.as_deref().unwrap_or("?"),

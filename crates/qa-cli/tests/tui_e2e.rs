@@ -1,0 +1,319 @@
+//! End to end through the `ui-qa` binary with the terminal driver: real PTYs,
+//! real programs, real signals.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_ui-qa")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Pids of live processes whose argv is exactly `argv`.
+fn pids_with_argv(argv: &[&str]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let parts: Vec<&[u8]> = cmd.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        if parts.len() == argv.len() && parts.iter().zip(argv).all(|(a, b)| *a == b.as_bytes()) {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            if !matches!(state, Some("Z") | Some("X") | None) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}
+
+fn run_json(flow: &Path, ws: &Path, env: &[(&str, &str)]) -> (i32, Value, String) {
+    let mut c = Command::new(bin());
+    c.args(["run", "--json", "--workspace"]).arg(ws).arg(flow);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let v: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stdout}"));
+    (o.status.code().unwrap_or(-1), v, stdout)
+}
+
+#[test]
+fn example_flow_passes_with_evidence() {
+    let ws = tempfile::tempdir().unwrap();
+    let (code, r, _) = run_json(&root().join("examples/tui-hello.jsonc"), ws.path(), &[]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED");
+    assert_eq!(r["selection"]["platformDriver"], "tui/pty");
+    assert_eq!(
+        r["selection"]["guide"],
+        serde_json::json!({"backend": "tui", "topic": "pty"})
+    );
+    assert_eq!(r["cleanup"]["status"], "clean");
+    let dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    assert!(dir.starts_with(ws.path().canonicalize().unwrap()));
+    for group in ["screenshots", "videos", "terminalCaptures"] {
+        let items = r["artifacts"][group].as_array().unwrap();
+        assert!(!items.is_empty(), "no {group}");
+        for a in items {
+            let p = Path::new(a["path"].as_str().unwrap());
+            assert!(p.is_absolute() && p.starts_with(&dir));
+            assert_eq!(
+                std::fs::metadata(p).unwrap().len(),
+                a["bytes"].as_u64().unwrap()
+            );
+            assert!(a["uri"].as_str().unwrap().starts_with("file:///"));
+            assert_eq!(a["sha256"].as_str().unwrap().len(), 64);
+        }
+    }
+    // The result on stdout is exactly result.json.
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(file, r);
+}
+
+#[test]
+fn failing_assertion_exits_1_names_the_step_and_keeps_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(
+        dir.path(),
+        "fail.jsonc",
+        r#"{"target":{"command":{"argv":["bash","--norc","--noprofile"],"env":{"PS1":"$ "}}},
+            "steps":[{"action":"waitForText","text":"$"},
+                     {"action":"assertText","text":"this text never appears","timeoutMs":700},
+                     {"action":"capture"}]}"#,
+    );
+    let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["status"], "FAILED");
+    assert_eq!(r["stage"], "step 2 assertText");
+    assert!(r["reason"].as_str().unwrap().contains("step 2 assertText"));
+    assert_eq!(r["steps"][2]["status"], "skipped");
+    assert!(
+        !r["artifacts"]["videos"].as_array().unwrap().is_empty(),
+        "replay kept"
+    );
+    let dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    assert!(dir.join("result.json").is_file());
+}
+
+#[test]
+fn flow_deadline_exits_124_and_names_the_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(
+        dir.path(),
+        "slow.jsonc",
+        r#"{"timeoutMs":1500,"target":{"command":{"argv":["bash","--norc","--noprofile"]}},
+            "steps":[{"action":"sendText","text":"echo started"},{"action":"waitForText","text":"never-ever","timeoutMs":60000}]}"#,
+    );
+    let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 124, "{r:#}");
+    assert_eq!(r["timedOut"], true);
+    assert_eq!(r["stage"], "step 2 waitForText");
+    assert_eq!(r["cleanup"]["status"], "clean");
+}
+
+#[test]
+fn secret_in_a_flow_value_never_leaves_the_runner() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "s3cr3t-Tok3n-991";
+    let flow = write(
+        dir.path(),
+        "secret.jsonc",
+        &format!(
+            r#"{{"target":{{"command":{{"argv":["bash","--norc","--noprofile"]}}}},
+                "steps":[{{"action":"sendText","text":"echo {secret}"}},{{"action":"sendKeys","keys":["Enter"]}},
+                         {{"action":"waitForText","text":"{secret}"}},{{"action":"capture"}},
+                         {{"action":"assertText","text":"{secret}-missing","timeoutMs":500}}]}}"#
+        ),
+    );
+    let ws = dir.path().join("ws");
+    let mut c = Command::new(bin());
+    c.args(["run", "--json", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .env("UI_QA_SECRET_TOKEN", secret);
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stdout.contains(secret), "secret on stdout");
+    assert!(!stderr.contains(secret), "secret on stderr");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    let run_dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    for f in ["result.json", "progress.jsonl", "flow.jsonc"] {
+        let body = std::fs::read_to_string(run_dir.join(f)).unwrap();
+        assert!(!body.contains(secret), "secret in {f}");
+    }
+    // Evidence that saw the secret is withheld, and nothing published contains it.
+    assert!(
+        !r["artifacts"]["withheld"].as_array().unwrap().is_empty(),
+        "{r:#}"
+    );
+    for entry in walk(&run_dir) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "secret in {}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Starts `ui-qa run` on a flow whose program starts `sleep <marker>` and
+/// waits for it; returns the child once the sleep is running.
+fn start_holding_run(dir: &Path, marker: &str) -> std::process::Child {
+    let flow = write(
+        dir,
+        "hold.jsonc",
+        &format!(
+            r#"{{"target":{{"command":{{"argv":["bash","--norc","--noprofile","-c","sleep {marker} & echo READY; wait"]}}}},
+                "steps":[{{"action":"waitForText","text":"READY"}},{{"action":"waitForText","text":"never","timeoutMs":60000}}]}}"#
+        ),
+    );
+    let child = Command::new(bin())
+        .args(["run", "--workspace"])
+        .arg(dir.join("ws"))
+        .arg(&flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(20), || !pids_with_argv(&[
+            "sleep", marker
+        ])
+        .is_empty()),
+        "the target never started"
+    );
+    child
+}
+
+#[test]
+fn ctrl_c_cancels_with_bounded_cleanup() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = "4711.25";
+    let mut child = start_holding_run(dir.path(), marker);
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY-free: the kill command sends SIGINT to the ui-qa we started.
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let t = Instant::now();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(t.elapsed() < Duration::from_secs(20));
+    assert!(
+        pids_with_argv(&["sleep", marker]).is_empty(),
+        "target survived the cancel"
+    );
+    let mut stderr = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .for_each(|l| {
+            stderr.push_str(&l);
+            stderr.push('\n')
+        });
+    assert!(stderr.contains("cancelled"), "{stderr}");
+}
+
+#[test]
+fn sigkill_of_the_runner_still_ends_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = "4712.75";
+    let mut child = start_holding_run(dir.path(), marker);
+    Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    assert!(
+        wait_until(Duration::from_secs(15), || pids_with_argv(&[
+            "sleep", marker
+        ])
+        .is_empty()),
+        "the watchdog did not end the owned session"
+    );
+}
+
+#[test]
+fn escaped_and_job_control_processes_are_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(
+        dir.path(),
+        "jobs.jsonc",
+        r#"{"target":{"command":{"argv":["bash","--norc","--noprofile","-i"],"env":{"PS1":"jobs$ "}}},
+            "steps":[{"action":"waitForText","text":"jobs$"},
+                     {"action":"sendText","text":"sleep 4713.5 & setsid sleep 4714.5 & echo STARTED"},
+                     {"action":"sendKeys","keys":["Enter"]},
+                     {"action":"waitForText","regex":"^STARTED"},
+                     {"action":"waitForStable","stableMs":200}]}"#,
+    );
+    let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean");
+    for m in ["4713.5", "4714.5"] {
+        assert!(
+            wait_until(Duration::from_secs(5), || pids_with_argv(&["sleep", m])
+                .is_empty()),
+            "sleep {m} survived"
+        );
+    }
+    // An unrelated process with the same name is untouched.
+    let mut mine = Command::new("sleep").arg("4715.5").spawn().unwrap();
+    let (code, _, _) = run_json(&flow, &dir.path().join("ws2"), &[]);
+    assert_eq!(code, 0);
+    assert!(
+        mine.try_wait().unwrap().is_none(),
+        "an unrelated sleep was signalled"
+    );
+    mine.kill().unwrap();
+    let _ = mine.wait();
+}
