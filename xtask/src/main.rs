@@ -151,7 +151,9 @@ fn test() -> bool {
 fn deny() -> bool {
     let have = Command::new("cargo-deny").arg("--version").output().is_ok();
     if !have {
-        eprintln!("xtask deny: cargo-deny is not installed; run: cargo install cargo-deny --locked");
+        eprintln!(
+            "xtask deny: cargo-deny is not installed; run: cargo install cargo-deny --locked"
+        );
         return false;
     }
     // Advisories need the advisory database from the network; check it where that is reachable.
