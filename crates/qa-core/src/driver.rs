@@ -334,6 +334,15 @@ pub trait SurfaceSession: Send {
     /// shared retry cadence until it holds or the step deadline passes.
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError>;
 
+    /// Evidence of the surface right after `step` failed (a screenshot, a
+    /// screen capture), named from the step (`failure-step<N>`). Called at
+    /// most once per run, bounded by a short deadline; the default captures
+    /// nothing.
+    async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
+        let _ = step;
+        Vec::new()
+    }
+
     /// Ends the session, bounded by `deadline`. Must be safe to call after
     /// any error.
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult;

@@ -27,6 +27,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
+/// Bound on the evidence captured after a failing step.
+pub const FAILURE_CAPTURE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Default bound on cleanup, separate from the flow deadline.
 pub const DEFAULT_CLEANUP_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -193,6 +196,9 @@ pub async fn run(
     if let Ok((_, mut f)) = evidence.root_file("flow.jsonc") {
         let _ = f.write_all(req.secrets.redact(&req.flow_text).as_bytes());
     }
+    // The owner may be shared across runs (one CLI invocation); start this
+    // run's journal empty.
+    let _ = req.processes.take_journal();
     let flow = &req.flow;
     let flow_ms = req.timeout_ms.unwrap_or_else(|| flow.flow_timeout_ms());
     let flow_deadline = Deadline::after_ms(flow_ms);
@@ -368,11 +374,15 @@ pub async fn run(
     }
     acc.stage = "cleanup".into();
     // Safety net: end anything the driver registered and did not end.
-    let rest = req
+    let _ = req
         .processes
         .end_all(DEFAULT_GRACE, Deadline::after(req.cleanup_timeout))
         .await;
-    cleanup.merge(rest);
+    // What every end_all of this run did (drivers' and the runner's), plus
+    // whatever drivers reported on their own; each process once.
+    let mut journal = req.processes.take_journal();
+    journal.merge(cleanup);
+    let cleanup = dedup_cleanup(journal);
 
     let mut arts: Vec<Artifact> = evidence.artifacts();
     // Keep driver-reported artifacts that the store did not see (should not happen).
@@ -428,6 +438,25 @@ impl Acc {
             .clone()
             .unwrap_or_else(|| self.stage.clone())
     }
+}
+
+fn dedup_cleanup(report: CleanupReport) -> CleanupReport {
+    let mut out = CleanupReport::default();
+    let mut seen = std::collections::HashSet::new();
+    for e in report.ended {
+        if seen.insert(e.pid) {
+            out.ended.push(e);
+        }
+    }
+    for l in report.left {
+        if !out.ended.iter().any(|e| e.pid == l.pid) && seen.insert(l.pid) {
+            out.left.push(l);
+        }
+    }
+    if !out.left.is_empty() {
+        out.status = crate::process::CleanupStatus::Incomplete;
+    }
+    out
 }
 
 fn redact_result(secrets: &Secrets, result: RunResult) -> RunResult {
@@ -598,6 +627,24 @@ async fn run_steps(
             detail,
         });
         if status != StepStatus::Passed {
+            if !acc.cancelled {
+                // Keep what the surface looked like when the step failed.
+                let bound = Deadline::after(FAILURE_CAPTURE_TIMEOUT);
+                if let Some(arts) = bound.run(session.capture_failure(step)).await {
+                    if !arts.is_empty() {
+                        acc.observations.push(ObservationNote {
+                            step: Some(step.index + 1),
+                            kind: "failureEvidence".into(),
+                            message: format!(
+                                "captured the surface after step {} failed ({} file(s))",
+                                step.index + 1,
+                                arts.len()
+                            ),
+                        });
+                    }
+                    acc.artifacts.extend(arts);
+                }
+            }
             skip_rest(acc, flow, i + 1);
             return;
         }

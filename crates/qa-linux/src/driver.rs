@@ -179,9 +179,12 @@ async fn open_inner(
         })?;
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(&spec.argv[1..]);
-        if let Some(cwd) = &spec.cwd {
-            cmd.current_dir(flow.base_dir.join(cwd));
-        }
+        // Relative paths in the flow (argv[0], files) resolve against the
+        // flow's directory, like the terminal driver.
+        cmd.current_dir(match &spec.cwd {
+            Some(cwd) => flow.base_dir.join(cwd),
+            None => flow.base_dir.clone(),
+        });
         for k in [
             "NO_AT_BRIDGE",
             "GTK_A11Y",
@@ -793,6 +796,15 @@ impl SurfaceSession for LinuxSession {
             None => Ok(Verdict::NotYet {
                 observed: "the accessibility tree did not answer before the step deadline".into(),
             }),
+        }
+    }
+
+    async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
+        let mut named = step.clone();
+        named.name = Some(format!("failure-step{}", step.index + 1));
+        match self.screenshot(&named).await {
+            Ok((a, _)) => vec![a],
+            Err(_) => Vec::new(),
         }
     }
 

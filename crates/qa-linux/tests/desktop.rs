@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_nothing_left, fixtures, have, read_artifact, run};
+use common::{assert_nothing_left, fixtures, read_artifact, require, run};
 
 fn fixture_flow(steps: &str) -> String {
     format!(
@@ -21,10 +21,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calculator_adds_two_and_three() {
-    if !have("gnome-calculator") {
-        eprintln!("gnome-calculator not installed; skipping");
-        return;
-    }
+    require("gnome-calculator");
     let r = run(r#"{ "target": { "application": { "launch": { "argv": ["gnome-calculator"] } } },
       "timeoutMs": 30000,
       "steps": [
@@ -66,10 +63,7 @@ async fn calculator_adds_two_and_three() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zenity_entry_through_a_wrapper_script() {
-    if !have("zenity") {
-        eprintln!("zenity not installed; skipping");
-        return;
-    }
+    require("zenity");
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("answer.txt");
     let flow = format!(
@@ -151,10 +145,7 @@ async fn gtk_demos_snapshot() {
         ("gtk3-demo", "Application Class"),
         ("gtk4-demo", "GTK Demo"),
     ] {
-        if !have(bin) {
-            eprintln!("{bin} not installed; skipping");
-            continue;
-        }
+        require(bin);
         let r = run(&format!(
             r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["{bin}"] }} }} }}, "timeoutMs": 30000,
                "steps": [ {{ "action": "waitForWindow" }}, {{ "action": "snapshotAccessibility" }} ] }}"#
@@ -191,10 +182,7 @@ async fn no_at_bridge_is_blocked_with_the_cause() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn xterm_is_blocked() {
-    if !have("xterm") {
-        eprintln!("xterm not installed; skipping");
-        return;
-    }
+    require("xterm");
     let r = run(
         r#"{ "target": { "application": { "launch": { "argv": ["xterm"] } } }, "timeoutMs": 20000,
                      "steps": [ { "action": "waitForWindow" } ] }"#,

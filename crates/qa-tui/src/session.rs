@@ -646,6 +646,14 @@ impl SurfaceSession for TuiSession {
         }
     }
 
+    async fn capture_failure(&mut self, step: &Step) -> Vec<qa_core::Artifact> {
+        let mut named = step.clone();
+        named.name = Some(format!("failure-step{}", step.index + 1));
+        self.capture(&named)
+            .map(|o| o.artifacts)
+            .unwrap_or_default()
+    }
+
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult::default();
         let this = *self;

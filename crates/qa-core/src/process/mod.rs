@@ -185,6 +185,7 @@ impl CleanupReport {
 pub struct ProcessOwner {
     platform: Platform,
     next_root: AtomicU64,
+    journal: std::sync::Mutex<CleanupReport>,
 }
 
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
@@ -202,6 +203,7 @@ impl ProcessOwner {
         ProcessOwner {
             platform: Platform::new(NEXT_OWNER.fetch_add(1, Ordering::Relaxed)),
             next_root: AtomicU64::new(1),
+            journal: std::sync::Mutex::new(CleanupReport::default()),
         }
     }
 
@@ -279,7 +281,19 @@ impl ProcessOwner {
     /// `deadline` (see the [module docs](self)). Registrations are consumed;
     /// what is left stays owned for a later call.
     pub async fn end_all(&self, grace: Duration, deadline: Deadline) -> CleanupReport {
-        self.platform.end_all(grace, deadline).await
+        let report = self.platform.end_all(grace, deadline).await;
+        self.journal
+            .lock()
+            .expect("journal lock")
+            .merge(report.clone());
+        report
+    }
+
+    /// Everything every `end_all` call ended or left since the last call,
+    /// merged — so a driver that cleans up after a failed `open` is still
+    /// reported in the run's `cleanup` section.
+    pub fn take_journal(&self) -> CleanupReport {
+        std::mem::take(&mut *self.journal.lock().expect("journal lock"))
     }
 
     /// Sends SIGKILL to everything owned at once (a second Ctrl-C). Does

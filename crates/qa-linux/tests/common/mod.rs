@@ -32,6 +32,16 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/desktop")
 }
 
+/// Panics with the fix when a program the tests need is missing: a missing
+/// program is a broken test host, never a silently passing test.
+pub fn require(bin: &str) {
+    assert!(
+        have(bin),
+        "{bin} is not installed; run `cargo xtask deps` (Debian packages for the desktop tests)"
+    );
+}
+
+/// Whether `bin` is on PATH.
 pub fn have(bin: &str) -> bool {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))

@@ -1,0 +1,182 @@
+//! End to end through the `ui-qa` binary with the Linux desktop driver:
+//! real GTK applications under an owned Xvfb and private session bus
+//! (`--virtual-display`), on a machine without a display of its own.
+
+#![cfg(target_os = "linux")]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(flow: &Path, ws: &Path, extra_env: &[(&str, &str)]) -> (i32, Value) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ui-qa"));
+    c.args(["run", "--json", "--virtual-display", "--workspace"])
+        .arg(ws)
+        .arg(flow)
+        // The machine's own display (if any) must not matter.
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    for (k, v) in extra_env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {out}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code().unwrap_or(-1), v)
+}
+
+fn alive(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !matches!(
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next()),
+                Some("Z") | Some("X")
+            )
+        })
+        .unwrap_or(false)
+}
+
+/// Everything the run reported as ended is gone, and it ended its display
+/// server and bus too.
+fn assert_clean(r: &Value) {
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    let ended = r["cleanup"]["ended"].as_array().unwrap();
+    let labels: Vec<&str> = ended.iter().map(|e| e["label"].as_str().unwrap()).collect();
+    assert!(labels.iter().any(|l| l.contains("xvfb")), "{labels:?}");
+    assert!(labels.iter().any(|l| l.contains("dbus")), "{labels:?}");
+    let t = Instant::now();
+    for e in ended {
+        let pid = e["pid"].as_u64().unwrap();
+        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!alive(pid), "{e} is still running");
+    }
+}
+
+#[test]
+fn calculator_example_computes_five() {
+    let ws = tempfile::tempdir().unwrap();
+    let (code, r) = run(
+        &root().join("examples/desktop-calculator.jsonc"),
+        ws.path(),
+        &[],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED");
+    assert_eq!(r["selection"]["platformDriver"], "desktop/linux-at-spi");
+    assert_eq!(r["selection"]["guide"]["topic"], "linux-at-spi");
+    assert_eq!(r["artifacts"]["screenshots"].as_array().unwrap().len(), 1);
+    assert_clean(&r);
+}
+
+#[test]
+fn zenity_entry_and_fixture_checkbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer = dir.path().join("answer.txt");
+    let zenity = dir.path().join("zenity.jsonc");
+    std::fs::write(
+        &zenity,
+        format!(
+            r#"{{"target":{{"application":{{"launch":{{"argv":["sh","-c","zenity --entry --title=Ask --text=Name > \"$1\"","sh","{}"]}}}}}},
+                "steps":[{{"action":"waitForWindow","title":{{"equals":"Ask"}}}},
+                         {{"action":"inputText","locator":{{"role":"textbox"}},"text":"Grace Hopper"}},
+                         {{"action":"pressKey","key":"Enter"}},
+                         {{"action":"waitForTimeout","ms":1000}}]}}"#,
+            answer.display()
+        ),
+    )
+    .unwrap();
+    let (code, r) = run(&zenity, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 0, "{r:#}");
+    let t = Instant::now();
+    while !answer.exists() || std::fs::read_to_string(&answer).unwrap().trim().is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "zenity never wrote the answer"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&answer).unwrap().trim(),
+        "Grace Hopper"
+    );
+    assert_clean(&r);
+
+    let fixture = root().join("tests/fixtures/desktop/checkbox.jsonc");
+    let (code, r) = run(&fixture, &dir.path().join("ws2"), &[]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_clean(&r);
+}
+
+#[test]
+fn inaccessible_apps_are_blocked_with_a_handoff() {
+    let dir = tempfile::tempdir().unwrap();
+    let gtk = dir.path().join("no-bridge.jsonc");
+    std::fs::write(
+        &gtk,
+        r#"{"target":{"application":{"launch":{"argv":["gtk3-demo"],"env":{"NO_AT_BRIDGE":"1"}}}},
+            "steps":[{"action":"waitForWindow"}]}"#,
+    )
+    .unwrap();
+    let t = Instant::now();
+    let (code, r) = run(&gtk, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 3, "{r:#}");
+    assert_eq!(r["status"], "BLOCKED");
+    let h = &r["blockedHandoff"];
+    assert_eq!(h["manualActionRequired"], true);
+    assert_eq!(h["automaticRemediationAttempted"], false);
+    assert!(
+        h["reason"].as_str().unwrap().contains("NO_AT_BRIDGE"),
+        "{h:#}"
+    );
+    assert_clean(&r);
+
+    let xterm = dir.path().join("xterm.jsonc");
+    std::fs::write(
+        &xterm,
+        r#"{"target":{"application":{"launch":{"argv":["xterm"]}}},"steps":[{"action":"waitForWindow"}]}"#,
+    )
+    .unwrap();
+    let (code, r) = run(&xterm, &dir.path().join("ws2"), &[]);
+    assert_eq!(code, 3, "{r:#}");
+    assert!(!r["blockedHandoff"]["remediation"]
+        .as_str()
+        .unwrap()
+        .is_empty());
+    assert_clean(&r);
+    assert!(
+        t.elapsed() < Duration::from_secs(60),
+        "blocked runs must not hang"
+    );
+}
+
+#[test]
+fn without_a_display_the_probe_names_the_fix() {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ui-qa"));
+    let o = c
+        .args(["probe", "--json"])
+        .arg(root().join("examples/desktop-calculator.jsonc"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "BLOCKED");
+    let text = v["blockedHandoff"]["remediation"].as_str().unwrap();
+    assert!(text.contains("--virtual-display"), "{text}");
+}
