@@ -184,3 +184,33 @@ impl<'a> Progress<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_is_capped_and_marks_the_cut() {
+        let t = tempfile::tempdir().unwrap();
+        let secrets = Arc::new(Secrets::new());
+        let ev = Evidence::create(t.path(), "r", secrets.clone()).unwrap();
+        let p = Progress::open(&ev, secrets, &NoProgress);
+        for i in 0..40_000 {
+            p.emit(ProgressEvent::stage_start(
+                &format!("step {i} click"),
+                Some(i),
+                Some("click"),
+            ));
+        }
+        let body = std::fs::read_to_string(ev.run_dir().join("progress.jsonl")).unwrap();
+        assert!(
+            body.len() as u64 <= MAX_PROGRESS_BYTES + 64,
+            "{}",
+            body.len()
+        );
+        assert!(body.trim_end().ends_with("{\"event\":\"truncated\"}"));
+        for line in body.lines() {
+            let _: serde_json::Value = serde_json::from_str(line).unwrap();
+        }
+    }
+}
