@@ -1,8 +1,9 @@
 //! The exact-origin allowlist and what is blocked.
 //!
-//! Pure decisions live here (unit tested); the CDP mechanics that apply them
-//! (Fetch interception in every attached target, WebSocket blocking) are in
-//! [`crate::events`].
+//! Pure decisions live here (unit tested). Two layers apply them: the CDP
+//! mechanics (Fetch interception in every attached target, the in-page
+//! WebSocket guard) in [`crate::events`], and underneath, the loopback
+//! forward proxy every Chromium connection goes through, in [`crate::proxy`].
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -125,6 +126,10 @@ impl Allowlist {
     }
 }
 
+/// Key prefix for a refused proxy tunnel (`CONNECT host:port`): the proxy
+/// cannot tell whether it was for https, wss or (Chromium) ws.
+pub const TUNNEL_KEY: &str = "tunnel ";
+
 /// Counts of blocked requests per origin.
 #[derive(Debug, Clone, Default)]
 pub struct BlockedRequests {
@@ -137,6 +142,11 @@ impl BlockedRequests {
         *self.by_origin.entry(origin.to_string()).or_insert(0) += 1;
     }
 
+    /// Whether nothing was blocked.
+    pub fn is_empty(&self) -> bool {
+        self.by_origin.is_empty()
+    }
+
     /// Total blocked.
     pub fn total(&self) -> u32 {
         self.by_origin.values().sum()
@@ -147,10 +157,14 @@ impl BlockedRequests {
         self.by_origin
             .iter()
             .map(|(o, n)| {
+                let what = match o.strip_prefix(TUNNEL_KEY) {
+                    Some(hp) => format!("blocked tunnel (https, wss or ws) to {hp}"),
+                    None => format!("blocked request to {o}"),
+                };
                 if *n == 1 {
-                    format!("blocked request to {o} (1 time)")
+                    format!("{what} (1 time)")
                 } else {
-                    format!("blocked request to {o} ({n} times)")
+                    format!("{what} ({n} times)")
                 }
             })
             .collect()

@@ -79,8 +79,6 @@ pub struct PageState {
     pub session_type: HashMap<String, String>,
     /// The main page session.
     pub main_session: Option<String>,
-    /// Blocked requests per origin.
-    pub blocked: BlockedRequests,
     /// Console log.
     pub console: Vec<ConsoleEntry>,
     /// Network log.
@@ -111,6 +109,9 @@ pub struct Shared {
     pub cdp: Arc<Cdp>,
     /// The allowlist.
     pub allow: Allowlist,
+    /// Blocked requests per origin, from every layer (Fetch interception,
+    /// the WebSocket guard and the network proxy).
+    pub blocked: crate::proxy::BlockedSink,
     /// The state.
     pub state: Mutex<PageState>,
     /// Change counter for waiters.
@@ -121,15 +122,26 @@ pub struct Shared {
 
 impl Shared {
     /// Creates the shared state.
-    pub fn new(cdp: Arc<Cdp>, allow: Allowlist) -> Arc<Shared> {
+    pub fn new(cdp: Arc<Cdp>, allow: Allowlist, blocked: crate::proxy::BlockedSink) -> Arc<Shared> {
         let (changed, _) = watch::channel(0);
         Arc::new(Shared {
             cdp,
             allow,
+            blocked,
             state: Mutex::new(PageState::default()),
             changed,
             t0: Instant::now(),
         })
+    }
+
+    /// Every blocked request so far (a snapshot).
+    pub fn blocked(&self) -> BlockedRequests {
+        self.blocked.lock().expect("blocked lock").clone()
+    }
+
+    fn record_blocked(&self, origin: &str) {
+        self.blocked.lock().expect("blocked lock").record(origin);
+        self.bump();
     }
 
     /// Locks the state.
@@ -256,18 +268,7 @@ fn handle(sh: &Arc<Shared>, ev: CdpEvent) {
         "Runtime.bindingCalled" if p["name"] == crate::containment::WS_BINDING => {
             let url = p["payload"].as_str().unwrap_or("");
             if let Decision::Block(o) = sh.allow.decide(url) {
-                sh.st().blocked.record(&o);
-                sh.bump();
-            }
-        }
-        "Network.webSocketCreated" => {
-            // Recorded for the network log; blocking is done by
-            // Network.setBlockedURLs before the handshake is sent.
-            let url = p["url"].as_str().unwrap_or("");
-            if let Decision::Block(_) = sh.allow.decide(url) {
-                sh.st()
-                    .observations
-                    .push("a WebSocket to a disallowed origin got past the guard".into());
+                sh.record_blocked(&o);
             }
         }
         "Runtime.consoleAPICalled" => {
@@ -391,8 +392,7 @@ fn on_request_paused(sh: &Arc<Shared>, ev: CdpEvent) {
     let (method, params) = match decision {
         Decision::Allow => ("Fetch.continueRequest", json!({ "requestId": id })),
         Decision::Block(origin) => {
-            sh.st().blocked.record(&origin);
-            sh.bump();
+            sh.record_blocked(&origin);
             (
                 "Fetch.failRequest",
                 json!({ "requestId": id, "errorReason": "BlockedByClient" }),
@@ -428,8 +428,11 @@ fn on_attached(sh: &Arc<Shared>, p: Value) {
                 json!({ "patterns": [ { "urlPattern": "*", "requestStage": "Request" } ] }),
             )
             .await;
-        if fetch.is_err() && kind != "browser" {
-            // Fail closed: a target we cannot contain is never resumed.
+        // Chromium 156 has no Fetch domain in dedicated workers: they run,
+        // contained by the network proxy every connection goes through
+        // (crate::proxy). Any other target we cannot intercept in is closed
+        // (fail closed, defence in depth).
+        if fetch.is_err() && !matches!(kind.as_str(), "browser" | "worker") {
             sh.st().observations.push(format!(
                 "a {kind} target could not be contained and was closed"
             ));

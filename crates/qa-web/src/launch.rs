@@ -97,7 +97,11 @@ fn missing(reason: String) -> MissingCapability {
 }
 
 /// Command-line flags for a contained, headless, closed-network Chromium.
-pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str) -> Vec<String> {
+///
+/// `proxy` (`http://127.0.0.1:PORT`) is the containment proxy every
+/// connection goes through, loopback included (`<-loopback>` removes
+/// Chromium's implicit loopback bypass).
+pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str, proxy: &str) -> Vec<String> {
     let mut a: Vec<String> = vec![
         "--headless".into(),
         format!("--user-data-dir={}", profile.display()),
@@ -121,8 +125,13 @@ pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str) -> Vec<Stri
         "--hide-scrollbars".into(),
         "--password-store=basic".into(),
         "--use-mock-keychain".into(),
-        "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater".into(),
-        // WebRTC never reaches the network except through a proxy (there is none).
+        "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater,NetworkTimeServiceQuerying".into(),
+        format!("--proxy-server={proxy}"),
+        "--proxy-bypass-list=<-loopback>".into(),
+        // QUIC is UDP and would not go through the proxy.
+        "--disable-quic".into(),
+        // WebRTC never reaches the network except through the proxy, which
+        // refuses every tunnel that is not to an allowed origin.
         "--force-webrtc-ip-handling-policy=disable_non_proxied_udp".into(),
         "--webrtc-ip-handling-policy=disable_non_proxied_udp".into(),
         format!("--lang={locale}"),
@@ -244,12 +253,14 @@ mod tests {
 
     #[test]
     fn args_are_closed_network_and_sandbox_only_when_asked() {
-        let a = chromium_args(Path::new("/tmp/p"), false, "en-US");
+        let a = chromium_args(Path::new("/tmp/p"), false, "en-US", "http://127.0.0.1:9");
+        assert!(a.iter().any(|x| x == "--proxy-server=http://127.0.0.1:9"));
+        assert!(a.iter().any(|x| x == "--proxy-bypass-list=<-loopback>"));
         assert!(a.iter().any(|x| x == "--remote-debugging-port=0"));
         assert!(a.iter().any(|x| x == "--disable-background-networking"));
         assert!(!a.iter().any(|x| x == "--no-sandbox"));
         assert!(!a.iter().any(|x| x.contains("ignore-certificate-errors")));
-        let b = chromium_args(Path::new("/tmp/p"), true, "en-US");
+        let b = chromium_args(Path::new("/tmp/p"), true, "en-US", "http://127.0.0.1:9");
         assert!(b.iter().any(|x| x == "--no-sandbox"));
     }
 }

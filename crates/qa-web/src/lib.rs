@@ -54,6 +54,7 @@ pub mod events;
 pub mod launch;
 mod leaks;
 pub mod page;
+pub mod proxy;
 pub mod server;
 pub mod session;
 pub mod steps;

@@ -5,6 +5,7 @@ use crate::containment::{origin_of, Allowlist, BlockedRequests};
 use crate::events::{spawn_pump, Shared};
 use crate::launch;
 use crate::page::Page;
+use crate::proxy::{BlockedSink, Proxy};
 use crate::server::{self, StaticServer};
 use crate::steps;
 use async_trait::async_trait;
@@ -26,6 +27,7 @@ pub struct WebSession {
     profile: PathBuf,
     _static: Option<StaticServer>,
     children: Vec<tokio::process::Child>,
+    proxy: Option<Proxy>,
     reported_obs: usize,
     reported_blocked: BlockedRequests,
 }
@@ -87,7 +89,13 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         .scratch_dir("chromium-profile")
         .map_err(|e| DriverError::new("web.launch.profile", e.to_string()))?;
     let host = qa_core::Host::current();
-    let args = launch::chromium_args(&profile, host.is_root, &locale);
+    // The network layer of containment starts first: Chromium is launched
+    // to send every connection through it.
+    let blocked = BlockedSink::default();
+    let proxy = Proxy::start(allow.clone(), blocked.clone())
+        .await
+        .map_err(|e| DriverError::new("web.proxy.start", e.to_string()))?;
+    let args = launch::chromium_args(&profile, host.is_root, &locale, &proxy.url());
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
     let launched = launch::launch(&exe, &args, &profile, &ctx.processes, launch_deadline).await?;
     children.push(launched.child);
@@ -96,7 +104,7 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         .await
         .map_err(|e| DriverError::new("web.cdp.connect", e.to_string()))?
         .map_err(|e| DriverError::new("web.cdp.connect", e))?;
-    let sh = Shared::new(cdp.clone(), allow);
+    let sh = Shared::new(cdp.clone(), allow, blocked);
     spawn_pump(sh.clone(), rx);
     cdp.call(
         None,
@@ -160,6 +168,7 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         profile,
         _static: static_server,
         children,
+        proxy: Some(proxy),
         reported_obs: 0,
         reported_blocked: BlockedRequests::default(),
     };
@@ -232,17 +241,18 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
 
 impl WebSession {
     fn take_observations(&mut self) -> Vec<String> {
+        let blocked = self.page.sh.blocked();
         let st = self.page.sh.st();
         let mut out: Vec<String> = st.observations[self.reported_obs..].to_vec();
         self.reported_obs = st.observations.len();
-        out.extend(st.blocked.since(&self.reported_blocked).observations());
-        self.reported_blocked = st.blocked.clone();
+        out.extend(blocked.since(&self.reported_blocked).observations());
+        self.reported_blocked = blocked;
         out
     }
 
     /// Every blocked request so far.
     pub fn blocked_observations(&self) -> Vec<String> {
-        self.page.sh.st().blocked.observations()
+        self.page.sh.blocked().observations()
     }
 }
 
@@ -255,6 +265,7 @@ impl SurfaceSession for WebSession {
             .eval("page", &json!({}), &json!({}), d)
             .await
             .map_err(|e| DriverError::new("web.observe.failed", format!("{e:?}")))?;
+        let blocked = self.page.sh.blocked().total();
         let st = self.page.sh.st();
         let errors = st
             .console
@@ -266,9 +277,9 @@ impl SurfaceSession for WebSession {
                 "page {} ({} console errors, {} blocked requests)",
                 v["ready"].as_str().unwrap_or("?"),
                 errors,
-                st.blocked.total()
+                blocked
             ),
-            detail: json!({ "url": crate::events::split_url(v["url"].as_str().unwrap_or("")).0, "readyState": v["ready"], "consoleErrors": errors, "blockedRequests": st.blocked.total() }),
+            detail: json!({ "url": crate::events::split_url(v["url"].as_str().unwrap_or("")).0, "readyState": v["ready"], "consoleErrors": errors, "blockedRequests": blocked }),
         })
     }
 
@@ -297,6 +308,21 @@ impl SurfaceSession for WebSession {
         steps::verify(&self.page, step, deadline).await
     }
 
+    async fn capture_failure(&mut self, step: &Step) -> Vec<qa_core::Artifact> {
+        let mut named = step.clone();
+        named.name = Some(format!("failure-step{}", step.index + 1));
+        crate::artifacts::screenshot(
+            &self.page,
+            &self.ctx.evidence,
+            &named,
+            None,
+            false,
+            Deadline::after_ms(4000),
+        )
+        .await
+        .unwrap_or_default()
+    }
+
     async fn close(mut self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult {
             observations: self.take_observations(),
@@ -317,6 +343,22 @@ impl SurfaceSession for WebSession {
             .await;
         for mut c in self.children.drain(..) {
             let _ = c.try_wait();
+        }
+        // The browser is gone: stop the proxy (and every connection) and say
+        // what only the network layer caught.
+        if let Some(proxy) = self.proxy.take() {
+            let here = proxy.blocked_here();
+            drop(proxy);
+            if !here.is_empty() {
+                result.observations.push(format!(
+                    "of these, blocked at the network proxy (not seen by in-browser interception): {}",
+                    here.observations()
+                        .iter()
+                        .map(|l| l.trim_start_matches("blocked ").to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+            }
         }
         let leaked = crate::leaks::processes_using(&self.profile);
         if !leaked.is_empty() {

@@ -11,6 +11,10 @@ async fn origin_attack_reaches_nothing() {
     let flow = format!(
         r#"{{ "target": {{ "url": "{}/attack.html?evil={}" }}, "steps": [
             {{ "action": "assertText", "locator": {{ "testId": "status" }}, "equals": "done" }},
+            {{ "action": "assertText", "locator": {{ "testId": "ws-proto" }}, "equals": "closed" }},
+            {{ "action": "assertText", "locator": {{ "testId": "worker-fetch" }}, "equals": "failed" }},
+            {{ "action": "assertText", "locator": {{ "testId": "worker-import" }}, "equals": "failed" }},
+            {{ "action": "assertText", "locator": {{ "testId": "worker-ws" }}, "equals": "closed" }},
             {{ "action": "waitForTimeout", "ms": 500 }}
         ] }}"#,
         first.origin, evil
@@ -41,6 +45,43 @@ async fn origin_attack_reaches_nothing() {
     assert!(
         n >= 10,
         "expected most escapes to be blocked and counted, got {line}"
+    );
+    // The WebSockets created past the in-page guard (page and worker) were
+    // stopped by the network proxy: Chromium tunnels ws:// with CONNECT.
+    let host_port = evil.trim_start_matches("http://");
+    let proxy_line = o
+        .observations
+        .iter()
+        .find(|x| x.contains("blocked at the network proxy"))
+        .unwrap_or_else(|| panic!("no proxy-layer observation: {:?}", o.observations));
+    let tunnels: u32 = o
+        .observations
+        .iter()
+        .find(|x| {
+            x.starts_with(&format!(
+                "blocked tunnel (https, wss or ws) to {host_port} ("
+            ))
+        })
+        .and_then(|l| {
+            l.rsplit('(')
+                .next()?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no blocked tunnel observation: {:?}", o.observations));
+    assert!(
+        tunnels >= 2,
+        "page + worker WebSockets past the guard: {tunnels}"
+    );
+    assert!(proxy_line.contains(host_port), "{proxy_line}");
+    assert!(
+        !o.observations
+            .iter()
+            .any(|x| x.contains("could not be contained")),
+        "the dedicated worker runs: {:?}",
+        o.observations
     );
     assert!(
         first.requests().iter().any(|r| r.contains("/redirect?to=")),

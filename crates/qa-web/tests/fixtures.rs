@@ -162,6 +162,27 @@ async fn dialogs_expected_and_unexpected() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_needs_a_dedicated_worker_works() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/worker.html" }, "steps": [
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "sum 5050, 3 items" },
+        { "action": "assertNoConsoleErrors" }
+    ] }"#,
+    )
+    .await;
+    assert_eq!(o.failure(), None, "{:?}", o.observations);
+    // (Chromium's own start-up requests to Google services are blocked and
+    // reported too; nothing the page or its worker asked for was.)
+    assert!(
+        !o.observations
+            .iter()
+            .any(|x| x.contains("blocked") && x.contains("127.0.0.1")),
+        "nothing of the page was blocked: {:?}",
+        o.observations
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blocked_navigation_is_an_error() {
     let o = run(
         r#"{ "target": { "serve": "web", "url": "/form.html" }, "steps": [
