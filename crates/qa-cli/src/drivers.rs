@@ -15,8 +15,8 @@ pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
     // Desktop: the host's own platform driver first.
     let desktop: Vec<Arc<dyn SurfaceDriver>> = vec![
         Arc::new(qa_linux::LinuxDesktopDriver::new()),
-        Arc::new(qa_macos::MacosDesktopDriver::new()),
-        Arc::new(qa_windows::WindowsDesktopDriver::new()),
+        Arc::new(qa_macos::driver()),
+        Arc::new(qa_windows::driver()),
     ];
     let os = std::env::consts::OS;
     let (mut native, mut other): (Vec<_>, Vec<_>) = desktop

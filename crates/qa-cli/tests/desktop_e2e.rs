@@ -4,67 +4,29 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
+use common::{assert_clean, bin, root, run_json};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn run(flow: &Path, ws: &Path, extra_env: &[(&str, &str)]) -> (i32, Value) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ui-qa"));
-    c.args(["run", "--json", "--virtual-display", "--workspace"])
-        .arg(ws)
-        .arg(flow)
+    run_json(flow, ws, &["--virtual-display"], |c| {
         // The machine's own display (if any) must not matter.
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS");
-    for (k, v) in extra_env {
-        c.env(k, v);
-    }
-    let o = c.output().unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {out}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (o.status.code().unwrap_or(-1), v)
-}
-
-fn alive(pid: u64) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !matches!(
-                s.rsplit(')')
-                    .next()
-                    .and_then(|r| r.split_whitespace().next()),
-                Some("Z") | Some("X")
-            )
-        })
-        .unwrap_or(false)
-}
-
-/// Everything the run reported as ended is gone, and it ended its display
-/// server and bus too.
-fn assert_clean(r: &Value) {
-    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
-    let ended = r["cleanup"]["ended"].as_array().unwrap();
-    let labels: Vec<&str> = ended.iter().map(|e| e["label"].as_str().unwrap()).collect();
-    assert!(labels.iter().any(|l| l.contains("xvfb")), "{labels:?}");
-    assert!(labels.iter().any(|l| l.contains("dbus")), "{labels:?}");
-    let t = Instant::now();
-    for e in ended {
-        let pid = e["pid"].as_u64().unwrap();
-        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
-            std::thread::sleep(Duration::from_millis(50));
+        c.env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS");
+        for (k, v) in extra_env {
+            c.env(k, v);
         }
-        assert!(!alive(pid), "{e} is still running");
-    }
+    })
+}
+
+/// The run ended everything, including its display server and bus.
+fn assert_desktop_clean(r: &Value) {
+    assert_clean(r, &["xvfb", "dbus"]);
 }
 
 #[test]
@@ -80,7 +42,7 @@ fn calculator_example_computes_five() {
     assert_eq!(r["selection"]["platformDriver"], "desktop/linux-at-spi");
     assert_eq!(r["selection"]["guide"]["topic"], "linux-at-spi");
     assert_eq!(r["artifacts"]["screenshots"].as_array().unwrap().len(), 1);
-    assert_clean(&r);
+    assert_desktop_clean(&r);
 }
 
 #[test]
@@ -114,12 +76,12 @@ fn zenity_entry_and_fixture_checkbox() {
         std::fs::read_to_string(&answer).unwrap().trim(),
         "Grace Hopper"
     );
-    assert_clean(&r);
+    assert_desktop_clean(&r);
 
     let fixture = root().join("tests/fixtures/desktop/checkbox.jsonc");
     let (code, r) = run(&fixture, &dir.path().join("ws2"), &[]);
     assert_eq!(code, 0, "{r:#}");
-    assert_clean(&r);
+    assert_desktop_clean(&r);
 }
 
 #[test]
@@ -143,7 +105,7 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
         h["reason"].as_str().unwrap().contains("NO_AT_BRIDGE"),
         "{h:#}"
     );
-    assert_clean(&r);
+    assert_desktop_clean(&r);
 
     let xterm = dir.path().join("xterm.jsonc");
     std::fs::write(
@@ -157,7 +119,7 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
         .as_str()
         .unwrap()
         .is_empty());
-    assert_clean(&r);
+    assert_desktop_clean(&r);
     assert!(
         t.elapsed() < Duration::from_secs(60),
         "blocked runs must not hang"
@@ -166,7 +128,7 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
 
 #[test]
 fn without_a_display_the_probe_names_the_fix() {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ui-qa"));
+    let mut c = Command::new(bin());
     let o = c
         .args(["probe", "--json"])
         .arg(root().join("examples/desktop-calculator.jsonc"))

@@ -1,73 +1,22 @@
 //! End to end through the `ui-qa` binary with the terminal driver: real PTYs,
 //! real programs, real signals.
 
+mod common;
+
+use common::{bin, pids_with_argv, root, wait_until, write};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_ui-qa")
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// Pids of live processes whose argv is exactly `argv`.
-fn pids_with_argv(argv: &[&str]) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let parts: Vec<&[u8]> = cmd.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
-        if parts.len() == argv.len() && parts.iter().zip(argv).all(|(a, b)| *a == b.as_bytes()) {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next());
-            if !matches!(state, Some("Z") | Some("X") | None) {
-                out.push(pid);
-            }
+fn run_json(flow: &Path, ws: &Path, env: &[(&str, &str)]) -> (i32, Value, ()) {
+    let (code, v) = common::run_json(flow, ws, &[], |c| {
+        for (k, v) in env {
+            c.env(k, v);
         }
-    }
-    out
-}
-
-fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let t = Instant::now();
-    while t.elapsed() < limit {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    f()
-}
-
-fn run_json(flow: &Path, ws: &Path, env: &[(&str, &str)]) -> (i32, Value, String) {
-    let mut c = Command::new(bin());
-    c.args(["run", "--json", "--workspace"]).arg(ws).arg(flow);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let o = c.output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    let v: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stdout}"));
-    (o.status.code().unwrap_or(-1), v, stdout)
+    });
+    (code, v, ())
 }
 
 #[test]

@@ -1,14 +1,11 @@
 //! End to end through the `ui-qa` binary with the browser driver: real
 //! Chromium, fixture pages served by ui-qa itself (`target.serve`).
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{assert_clean, root, run_json};
+use serde_json::Value;
+use std::path::Path;
 
 /// Writes a flow next to the web fixtures (so `serve: "."` serves them) and runs it.
 fn run_fixture_flow(name: &str, body: &str) -> (i32, Value) {
@@ -29,54 +26,13 @@ fn run_fixture_flow(name: &str, body: &str) -> (i32, Value) {
 }
 
 fn run(flow: &Path, ws: &Path) -> (i32, Value) {
-    let o = Command::new(env!("CARGO_BIN_EXE_ui-qa"))
-        .args(["run", "--json", "--workspace"])
-        .arg(ws)
-        .arg(flow)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {out}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (o.status.code().unwrap_or(-1), v)
-}
-
-fn alive(pid: u64) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !matches!(
-                s.rsplit(')')
-                    .next()
-                    .and_then(|r| r.split_whitespace().next()),
-                Some("Z") | Some("X")
-            )
-        })
-        .unwrap_or(false)
+    run_json(flow, ws, &[], |_| {})
 }
 
 /// Chromium and everything it started are gone, and no process anywhere
 /// still uses this run's directory (the browser profile lives there).
 fn assert_browser_gone(r: &Value) {
-    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
-    let ended = r["cleanup"]["ended"].as_array().unwrap();
-    assert!(
-        ended
-            .iter()
-            .any(|e| e["label"].as_str().unwrap().contains("chromium")),
-        "{ended:?}"
-    );
-    let t = Instant::now();
-    for e in ended {
-        let pid = e["pid"].as_u64().unwrap();
-        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        assert!(!alive(pid), "{e} still running");
-    }
+    assert_clean(r, &["chromium"]);
     let run_dir = r["evidenceDir"].as_str().unwrap();
     for p in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(cmd) = std::fs::read(p.path().join("cmdline")) {

@@ -42,6 +42,7 @@ pub use flow::{Flow, FlowError, Step};
 pub use secrets::Secrets;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+pub mod placeholder;
 pub mod progress;
 pub mod runner;
 pub mod schema;

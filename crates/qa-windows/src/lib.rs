@@ -1,117 +1,58 @@
 //! # qa-windows — the Windows UI Automation driver for ui-qa
 //!
-//! This crate compiles on every platform. Today it is an honest placeholder:
-//! its probe answers BLOCKED — "requires windows" off windows, and "driver not
-//! implemented yet" on windows — so a desktop flow selected for it ends with a
-//! handoff instead of a fake pass. See `docs/platforms.md`.
+//! This crate compiles on every platform. Today it is an honest placeholder
+//! ([`qa_core::placeholder::PlaceholderDriver`]): its probe answers BLOCKED —
+//! `platform` off windows, and `driver` ("not implemented yet") on windows — so a
+//! desktop flow selected for it ends with a handoff instead of a fake pass.
+//! It already declares the steps and locator kinds the real driver will
+//! accept, so flows written for it pass `ui-qa check` today. See
+//! `docs/platforms.md` and `ui-qa guide --backend desktop --topic windows-uia`.
 //!
 //! ```
 //! use qa_core::SurfaceDriver;
-//! let driver = qa_windows::WindowsDesktopDriver::new();
+//! let driver = qa_windows::driver();
 //! assert_eq!(driver.id().to_string(), "desktop/windows-uia");
 //! ```
 
 #![warn(missing_docs)]
 
-use async_trait::async_trait;
-use qa_core::driver::{
-    Backend, DriverError, DriverId, Host, MissingCapability, Probe, RunOptions, SessionContext,
-    StepSupport, SurfaceDriver, SurfaceSession,
+use qa_core::driver::{Backend, DriverId, StepSupport};
+use qa_core::flow::{DesktopAction, LocatorKind, TargetKind};
+use qa_core::placeholder::PlaceholderDriver;
+
+/// The driver id: `desktop/windows-uia`.
+pub const DRIVER_ID: DriverId = DriverId {
+    backend: Backend::Desktop,
+    name: "windows-uia",
 };
-use qa_core::flow::{DesktopAction, Flow, LocatorKind, TargetKind};
 
 /// The platform this driver runs on.
 pub const PLATFORM: &str = "windows";
 
-/// the Windows UI Automation driver.
-pub struct WindowsDesktopDriver {
-    support: StepSupport,
-}
-
-impl Default for WindowsDesktopDriver {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl WindowsDesktopDriver {
-    /// A new driver.
-    pub fn new() -> Self {
-        WindowsDesktopDriver {
-            support: StepSupport {
-                actions: DesktopAction::NAMES.to_vec(),
-                locators: vec![
-                    LocatorKind::Name,
-                    LocatorKind::Role,
-                    LocatorKind::AutomationId,
-                    LocatorKind::Path,
-                ],
-            },
-        }
-    }
-
-    fn missing(host_os: &str) -> MissingCapability {
-        if host_os != PLATFORM {
-            MissingCapability {
-                id: "platform".into(),
-                reason: format!(
-                    "desktop/windows-uia drives {PLATFORM} applications; this host is {host_os}"
-                ),
-                remediation: format!("run this flow on a {PLATFORM} host (or CI runner)"),
-            }
-        } else {
-            MissingCapability {
-                id: "driver".into(),
-                reason: "the desktop/windows-uia driver is not implemented yet".into(),
-                remediation: "run this flow on Linux with the desktop/linux-at-spi driver, or wait for the windows driver (see docs/platforms.md)".into(),
-            }
-        }
-    }
-}
-
-#[async_trait]
-impl SurfaceDriver for WindowsDesktopDriver {
-    fn id(&self) -> DriverId {
-        DriverId {
-            backend: Backend::Desktop,
-            name: "windows-uia",
-        }
-    }
-
-    fn kind(&self) -> TargetKind {
-        TargetKind::Desktop
-    }
-
-    fn supports(&self) -> &StepSupport {
-        &self.support
-    }
-
-    async fn probe(&self, _flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
-        Probe {
-            driver: self.id(),
-            present: Vec::new(),
-            missing: vec![Self::missing(host.os)],
-            presentation: Some("accessibility".into()),
-            platform: PLATFORM,
-            guide_topic: "windows-uia",
-        }
-    }
-
-    async fn open(
-        &self,
-        _flow: &Flow,
-        _ctx: SessionContext,
-    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
-        Err(DriverError::blocked(
-            "desktop.windows.unavailable",
-            Self::missing(std::env::consts::OS),
-        ))
-    }
+/// the Windows UI Automation driver (not implemented yet: BLOCKED with a handoff everywhere).
+pub fn driver() -> PlaceholderDriver {
+    PlaceholderDriver::new(
+        DRIVER_ID,
+        TargetKind::Desktop,
+        PLATFORM,
+        "accessibility",
+        StepSupport {
+            actions: DesktopAction::NAMES.to_vec(),
+            locators: vec![
+                LocatorKind::Name,
+                LocatorKind::Role,
+                LocatorKind::AutomationId,
+                LocatorKind::Path,
+            ],
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use qa_core::driver::{Host, RunOptions, SurfaceDriver};
+    use qa_core::flow::Flow;
 
     #[tokio::test]
     async fn probe_is_blocked_with_remediation() {
@@ -120,11 +61,16 @@ mod tests {
             std::path::Path::new("."),
         )
         .unwrap();
-        let d = WindowsDesktopDriver::new();
-        let p = d
+        let p = driver()
             .probe(&flow, &Host::current(), &RunOptions::default())
             .await;
         assert!(!p.available());
+        let expected = if std::env::consts::OS == PLATFORM {
+            "driver"
+        } else {
+            "platform"
+        };
+        assert_eq!(p.missing[0].id, expected);
         assert!(!p.missing[0].remediation.is_empty());
     }
 }

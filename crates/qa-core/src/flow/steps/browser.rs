@@ -101,14 +101,7 @@ args!(
     /// `waitFor`: wait until the element reaches `state`.
     WaitFor { locator: Locator, #[serde(skip_serializing_if = "Option::is_none")] state: Option<WaitState> }
 );
-impl ActionArgs for WaitFor {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(WaitFor);
 args!(
     /// `waitForTimeout`: sleep `ms` (bounded by the step deadline).
     WaitForTimeout { #[schemars(range(max = 600000))] ms: u64 }
@@ -122,26 +115,12 @@ args!(
         #[serde(skip_serializing_if = "Option::is_none")] expect_dialog: Option<DialogExpectation>,
     }
 );
-impl ActionArgs for Pointer {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(Pointer);
 args!(
     /// `hover`.
     Hover { locator: Locator }
 );
-impl ActionArgs for Hover {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(Hover);
 args!(
     /// `fill`: replace the element's value.
     Fill {
@@ -225,17 +204,7 @@ args!(
         #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator>,
     }
 );
-impl ActionArgs for Wheel {
-    fn locators(&self) -> Vec<&Locator> {
-        self.locator.iter().collect()
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        match &self.locator {
-            Some(l) => check_locator(l, "/locator"),
-            None => Ok(()),
-        }
-    }
-}
+optional_element_args!(Wheel);
 args!(
     /// A position relative to an element's top-left corner.
     Position { x: f64, y: f64 }
@@ -262,26 +231,12 @@ args!(
     /// `uploadFiles`: set files on a file input.
     UploadFiles { locator: Locator, #[schemars(length(max = 20))] files: Vec<UploadFile> }
 );
-impl ActionArgs for UploadFiles {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(UploadFiles);
 args!(
     /// `openPopup`: click `locator` and adopt the popup it opens under the step's `name`.
     OpenPopup { locator: Locator }
 );
-impl ActionArgs for OpenPopup {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(OpenPopup);
 args!(
     /// `download`: click `locator` and keep the download it starts.
     Download {
@@ -316,14 +271,7 @@ args!(
     /// An assertion about one element's state.
     ElementAssert { locator: Locator }
 );
-impl ActionArgs for ElementAssert {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(ElementAssert);
 args!(
     /// An assertion about an element's text or value.
     ElementTextAssert {
@@ -377,14 +325,7 @@ args!(
     /// `assertCount`: how many elements match.
     CountAssert { locator: Locator, #[schemars(range(max = 100000))] count: u32 }
 );
-impl ActionArgs for CountAssert {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(CountAssert);
 args!(
     /// A matcher with no element (`assertURL`).
     MatcherOnly {
@@ -483,17 +424,7 @@ args!(
     /// `snapshotAccessibility` (optionally rooted at an element).
     Snapshot { #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator> }
 );
-impl ActionArgs for Snapshot {
-    fn locators(&self) -> Vec<&Locator> {
-        self.locator.iter().collect()
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        match &self.locator {
-            Some(l) => check_locator(l, "/locator"),
-            None => Ok(()),
-        }
-    }
-}
+optional_element_args!(Snapshot);
 args!(
     /// `assertConsole`: a console message at `level` matching.
     ConsoleAssert {
@@ -530,17 +461,7 @@ args!(
         #[serde(skip_serializing_if = "Option::is_none")] full_page: Option<bool>,
     }
 );
-impl ActionArgs for Screenshot {
-    fn locators(&self) -> Vec<&Locator> {
-        self.locator.iter().collect()
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        match &self.locator {
-            Some(l) => check_locator(l, "/locator"),
-            None => Ok(()),
-        }
-    }
-}
+optional_element_args!(Screenshot);
 args!(
     /// `authRejectedIf`: the auth profile is rejected when this holds.
     AuthRejectedIf {

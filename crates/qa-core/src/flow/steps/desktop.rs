@@ -44,29 +44,12 @@ args!(
     /// An action on one element.
     ElementAction { locator: Locator }
 );
-impl ActionArgs for ElementAction {
-    fn locators(&self) -> Vec<&Locator> {
-        vec![&self.locator]
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_locator(&self.locator, "/locator")
-    }
-}
+element_args!(ElementAction);
 args!(
     /// `snapshotAccessibility` on desktop (optionally rooted at an element).
     DesktopSnapshot { #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator> }
 );
-impl ActionArgs for DesktopSnapshot {
-    fn locators(&self) -> Vec<&Locator> {
-        self.locator.iter().collect()
-    }
-    fn validate(&self) -> Result<(), ArgProblem> {
-        match &self.locator {
-            Some(l) => check_locator(l, "/locator"),
-            None => Ok(()),
-        }
-    }
-}
+optional_element_args!(DesktopSnapshot);
 args!(
     /// `setValue`: set text or a numeric value through accessibility.
     SetValue { locator: Locator, value: String }

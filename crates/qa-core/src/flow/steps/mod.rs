@@ -247,6 +247,37 @@ macro_rules! args {
     };
 }
 
+/// `ActionArgs` for arguments whose only locator is a required `locator`.
+macro_rules! element_args {
+    ($t:ident) => {
+        impl ActionArgs for $t {
+            fn locators(&self) -> Vec<&Locator> {
+                vec![&self.locator]
+            }
+            fn validate(&self) -> Result<(), ArgProblem> {
+                check_locator(&self.locator, "/locator")
+            }
+        }
+    };
+}
+
+/// `ActionArgs` for arguments whose only locator is an optional `locator`.
+macro_rules! optional_element_args {
+    ($t:ident) => {
+        impl ActionArgs for $t {
+            fn locators(&self) -> Vec<&Locator> {
+                self.locator.iter().collect()
+            }
+            fn validate(&self) -> Result<(), ArgProblem> {
+                match &self.locator {
+                    Some(l) => check_locator(l, "/locator"),
+                    None => Ok(()),
+                }
+            }
+        }
+    };
+}
+
 mod browser;
 mod desktop;
 mod terminal;

@@ -1,0 +1,118 @@
+//! Helpers shared by the end-to-end tests of the `ui-qa` binary.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The built `ui-qa` binary.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_ui-qa")
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs `ui-qa run --json [extra] --workspace WS FLOW` and parses stdout.
+pub fn run_json(
+    flow: &Path,
+    ws: &Path,
+    extra: &[&str],
+    configure: impl FnOnce(&mut Command),
+) -> (i32, Value) {
+    let mut c = Command::new(bin());
+    c.args(["run", "--json"])
+        .args(extra)
+        .arg("--workspace")
+        .arg(ws)
+        .arg(flow);
+    configure(&mut c);
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {out}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code().unwrap_or(-1), v)
+}
+
+/// Whether `pid` is a live (non-zombie) process.
+pub fn alive(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !matches!(
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next()),
+                Some("Z") | Some("X")
+            )
+        })
+        .unwrap_or(false)
+}
+
+/// Polls `f` until it holds or `limit` passes; returns its last answer.
+pub fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}
+
+/// The run's cleanup is clean, every process it reported as ended is gone,
+/// and every label in `must_include` was among them.
+pub fn assert_clean(r: &Value, must_include: &[&str]) {
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    let ended = r["cleanup"]["ended"].as_array().unwrap();
+    let labels: Vec<&str> = ended.iter().map(|e| e["label"].as_str().unwrap()).collect();
+    for want in must_include {
+        assert!(
+            labels.iter().any(|l| l.contains(want)),
+            "no {want} in {labels:?}"
+        );
+    }
+    for e in ended {
+        let pid = e["pid"].as_u64().unwrap();
+        assert!(
+            wait_until(Duration::from_secs(5), || !alive(pid)),
+            "{e} is still running"
+        );
+    }
+}
+
+/// Pids of live processes whose argv is exactly `argv`.
+pub fn pids_with_argv(argv: &[&str]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let parts: Vec<&[u8]> = cmd.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        if parts.len() == argv.len()
+            && parts.iter().zip(argv).all(|(a, b)| *a == b.as_bytes())
+            && alive(pid as u64)
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
