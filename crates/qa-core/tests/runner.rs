@@ -263,7 +263,7 @@ async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
 async fn impossible_assertion_stops_retrying() {
     let (d, flags) = Scripted::driver(false);
     let f = flow(
-        r#"{"action":"waitForText","text":"impossible","timeoutMs":5000}"#,
+        r#"{"action":"waitForText","text":"impossible","timeoutMs":120000}"#,
         None,
     );
     let t = Instant::now();
@@ -271,8 +271,8 @@ async fn impossible_assertion_stops_retrying() {
     assert_eq!(r.status, RunStatus::Failed);
     assert_eq!(flags.verifies.load(Ordering::SeqCst), 1);
     assert!(
-        t.elapsed() < Duration::from_secs(4),
-        "did not wait out the deadline"
+        t.elapsed() < Duration::from_secs(60),
+        "stopped at the first Fails, far below the 120 s deadline"
     );
 }
 
