@@ -50,6 +50,9 @@ pub struct DriverCapabilities {
     pub missing_capabilities: Vec<qa_core::driver::MissingCapability>,
     /// Actions it performs.
     pub actions: Vec<&'static str>,
+    /// When not available as asked: whether `--virtual-display` would make it available.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_with_virtual_display: Option<bool>,
 }
 
 /// One backend's section in `ui-qa capabilities`.
@@ -95,12 +98,22 @@ pub async fn capabilities(options: &RunOptions) -> CapabilityReport {
         let mut list = Vec::new();
         for d in drivers.iter().filter(|d| d.id().backend == b) {
             let p = d.probe(&flow, &host, options).await;
+            let with_vd = if b == Backend::Desktop && !p.available() && !options.virtual_display {
+                let vd = RunOptions {
+                    virtual_display: true,
+                    ..options.clone()
+                };
+                Some(d.probe(&flow, &host, &vd).await.available())
+            } else {
+                None
+            };
             list.push(DriverCapabilities {
                 driver: d.id().to_string(),
                 available: p.available(),
                 supported_capabilities: p.present,
                 missing_capabilities: p.missing,
                 actions: d.supports().actions.clone(),
+                available_with_virtual_display: with_vd,
             });
         }
         backends.push(BackendCapabilities {
