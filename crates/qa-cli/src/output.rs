@@ -174,6 +174,9 @@ pub fn print_capabilities(r: &CapabilityReport) {
                     m.id, m.reason, m.remediation
                 );
             }
+            if d.available_with_virtual_display == Some(true) {
+                println!("      available with --virtual-display");
+            }
         }
     }
 }
