@@ -5,6 +5,7 @@
 
 mod drivers;
 mod guides;
+mod junit;
 mod output;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -112,7 +113,7 @@ struct RunArgs {
     /// Flow files (JSONC). All are checked before any is run.
     #[arg(required = true)]
     flows: Vec<PathBuf>,
-    /// Print exactly the result document on stdout (an array for several flows).
+    /// Print exactly the result document on stdout (an array when several flows are given).
     #[arg(long)]
     json: bool,
     /// Workspace for run directories.
@@ -124,12 +125,31 @@ struct RunArgs {
     /// Override the flow deadline, in milliseconds.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     timeout_ms: Option<u64>,
+    /// Also write a JUnit XML report (one testsuite per flow, one testcase per step).
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+    /// Run only shard I of N (1-based) of the given flows, e.g. `--shard 2/4`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Run up to N flows at once.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
+    jobs: u16,
     /// Environment variable whose value is a secret to redact (repeatable).
     /// Every UI_QA_SECRET_* variable is a secret too.
     #[arg(long, value_name = "NAME")]
     secret_env: Vec<String>,
     #[command(flatten)]
     host: HostArgs,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("{s:?} is not a shard; write I/N with 1 <= I <= N, e.g. 2/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 impl HostArgs {
@@ -320,46 +340,86 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             }
         }
     }
+    if let Some((i, n)) = args.shard {
+        flows = flows
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i - 1)
+            .map(|(_, f)| f)
+            .collect();
+        if !args.json {
+            eprintln!("ui-qa: shard {i}/{n}: {} flow(s)", flows.len());
+        }
+    }
     let drivers = drivers::all();
-    let mut results = Vec::new();
-    let mut worst = exit::PASSED;
     let cancel = Cancel::new();
-    let processes = Arc::new(qa_core::process::ProcessOwner::new());
+    // One process owner per run (so each run's cleanup report is its own);
+    // the hard second Ctrl-C reaches all of them.
+    let owners: Vec<Arc<qa_core::process::ProcessOwner>> = flows
+        .iter()
+        .map(|_| Arc::new(qa_core::process::ProcessOwner::new()))
+        .collect();
     {
         let cancel = cancel.clone();
-        let processes = processes.clone();
+        let owners = owners.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("ui-qa: cancelling; cleanup is bounded. Press Ctrl-C again to end owned processes now.");
                 cancel.cancel();
                 if tokio::signal::ctrl_c().await.is_ok() {
                     eprintln!("ui-qa: ending owned processes now");
-                    processes.kill_all_now();
+                    for o in &owners {
+                        o.kill_all_now();
+                    }
                 }
             }
         });
     }
-    for (path, (flow, text)) in flows {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let sink = output::HumanProgress::new(&path, !args.json);
-        let mut req = RunRequest::new(flow, text, args.workspace.clone());
-        req.run_id = args.run_id.clone();
-        req.timeout_ms = args.timeout_ms;
-        req.options = args.host.options();
-        req.secrets = secrets.clone();
-        req.processes = processes.clone();
-        req.cancel = cancel.clone();
-        match runner::run(&drivers, req, &sink).await {
-            Ok(r) => {
-                if !args.json {
-                    output::print_summary(&path, &r, &secrets);
+    let many = args.jobs > 1 && flows.len() > 1;
+    let runs = flows
+        .into_iter()
+        .zip(owners)
+        .map(|((path, (flow, text)), owner)| {
+            let drivers = &drivers;
+            let cancel = cancel.clone();
+            let secrets = secrets.clone();
+            async move {
+                if cancel.is_cancelled() {
+                    return None;
                 }
+                let sink = output::HumanProgress::new(&path, !args.json).prefixed(many);
+                let mut req = RunRequest::new(flow, text, args.workspace.clone());
+                req.run_id = args.run_id.clone();
+                req.timeout_ms = args.timeout_ms;
+                req.options = args.host.options();
+                req.secrets = secrets.clone();
+                req.processes = owner;
+                req.cancel = cancel;
+                let r = runner::run(drivers, req, &sink).await;
+                if let Ok(r) = &r {
+                    if !args.json {
+                        output::print_summary(&path, r, &secrets);
+                    }
+                }
+                Some((path, r))
+            }
+        });
+    use futures_util::StreamExt;
+    let finished: Vec<_> = futures_util::stream::iter(runs)
+        .buffered(usize::from(args.jobs))
+        .collect()
+        .await;
+    let mut results = Vec::new();
+    let mut worst = exit::PASSED;
+    let mut paths = Vec::new();
+    for (path, r) in finished.into_iter().flatten() {
+        match r {
+            Ok(r) => {
                 let code = exit_for(&r);
                 if severity(code) > severity(worst) {
                     worst = code;
                 }
+                paths.push(path);
                 results.push(r);
             }
             Err(e) => {
@@ -372,8 +432,22 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             }
         }
     }
+    if let Some(j) = &args.junit {
+        let pairs: Vec<(&Path, &RunResult)> = paths
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(results.iter())
+            .collect();
+        let xml = secrets.redact(&junit::render(&pairs)).into_owned();
+        if let Err(e) = std::fs::write(j, xml) {
+            eprintln!("error: cannot write --junit {}: {e}", j.display());
+            return exit::INVALID;
+        }
+    }
     if args.json {
-        let out = if results.len() == 1 {
+        // One flow given: the result document itself; several: an array
+        // (even when a shard leaves one or none).
+        let out = if args.flows.len() == 1 && results.len() == 1 {
             serde_json::to_string_pretty(&results[0])
         } else {
             serde_json::to_string_pretty(&results)

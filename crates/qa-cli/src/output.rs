@@ -12,6 +12,7 @@ pub struct HumanProgress {
     flow: PathBuf,
     enabled: bool,
     tty: bool,
+    prefix: Option<String>,
 }
 
 impl HumanProgress {
@@ -22,7 +23,23 @@ impl HumanProgress {
             flow: flow.to_path_buf(),
             enabled,
             tty: std::io::stderr().is_terminal(),
+            prefix: None,
         }
+    }
+
+    /// Prefixes every line with the flow's file name (several flows run at once).
+    pub fn prefixed(mut self, on: bool) -> Self {
+        if on {
+            self.prefix = Some(
+                self.flow
+                    .file_name()
+                    .map(|n| format!("[{}] ", n.to_string_lossy()))
+                    .unwrap_or_default(),
+            );
+            // Overwriting a running line makes no sense with interleaved flows.
+            self.tty = false;
+        }
+        self
     }
 }
 
@@ -60,7 +77,8 @@ impl ProgressSink for HumanProgress {
                     eprint!("\x1b[2K");
                 }
                 eprintln!(
-                    "  {mark:>4} {} ({} ms)",
+                    "{}  {mark:>4} {} ({} ms)",
+                    self.prefix.as_deref().unwrap_or(""),
                     ev.stage.as_deref().unwrap_or("?"),
                     ev.duration_ms.unwrap_or(0)
                 );

@@ -266,3 +266,73 @@ fn escaped_and_job_control_processes_are_ended() {
     mine.kill().unwrap();
     let _ = mine.wait();
 }
+
+#[test]
+fn several_flows_in_parallel_with_junit_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut flows = Vec::new();
+    for (i, ok) in [true, false, true].iter().enumerate() {
+        let expect = if *ok { "flow-ok" } else { "flow-never" };
+        flows.push(write(
+            dir.path(),
+            &format!("f{i}.jsonc"),
+            &format!(
+                r#"{{"name":"flow {i}","target":{{"command":{{"argv":["sh","-c","echo flow-ok; sleep 1"]}}}},
+                    "steps":[{{"action":"waitForText","text":"{expect}","timeoutMs":800}}]}}"#
+            ),
+        ));
+    }
+    let junit = dir.path().join("junit.xml");
+    let o = Command::new(bin())
+        .args(["run", "--json", "--jobs", "2", "--junit"])
+        .arg(&junit)
+        .arg("--workspace")
+        .arg(dir.path().join("ws"))
+        .args(&flows)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "one flow fails");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let statuses: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["PASSED", "FAILED", "PASSED"],
+        "results keep the flows' order"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testsuite ").count(), 3);
+    assert_eq!(xml.matches("<failure ").count(), 1);
+    assert!(xml.contains("name=\"flow 1\""));
+
+    let o = Command::new(bin())
+        .args(["run", "--json", "--shard", "2/3", "--workspace"])
+        .arg(dir.path().join("ws2"))
+        .args(&flows)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "shard 2/3 is the failing flow alone"
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        1,
+        "an array: several flows were given"
+    );
+    assert_eq!(v[0]["flowName"], "flow 1");
+    for bad in ["0/3", "4/3", "x"] {
+        let o = Command::new(bin())
+            .args(["run", "--shard", bad])
+            .args(&flows)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "--shard {bad}");
+    }
+}
