@@ -274,6 +274,20 @@ impl Evidence {
         Ok(d)
     }
 
+    /// Deletes every scratch directory (`work/`). Scratch is never
+    /// published and may hold sensitive state (a browser profile with
+    /// cookies), so the runner removes it when the run ends. Symlinks inside
+    /// are removed, never followed.
+    pub fn remove_scratch(&self) -> Result<(), EvidenceError> {
+        let work = self.run_dir.join("work");
+        refuse_symlink(&work)?;
+        match fs::remove_dir_all(&work) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io_err(&work)(e)),
+        }
+    }
+
     /// A path for a new file in the run root itself (`result.json`, …).
     pub fn root_file(&self, name: &str) -> Result<(PathBuf, File), EvidenceError> {
         check_name(name)?;

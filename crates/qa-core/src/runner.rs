@@ -27,6 +27,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
+/// Set this environment variable to keep the run's `work/` scratch
+/// directory (for debugging a driver).
+pub const KEEP_SCRATCH_ENV: &str = "UI_QA_KEEP_SCRATCH";
+
 /// Bound on the evidence captured after a failing step.
 pub const FAILURE_CAPTURE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -384,6 +388,17 @@ pub async fn run(
     journal.merge(cleanup);
     let cleanup = dedup_cleanup(journal);
 
+    // Scratch (a browser profile, an app's private runtime dir) is not
+    // evidence; remove it unless a developer asked to keep it.
+    if std::env::var_os(KEEP_SCRATCH_ENV).is_none() {
+        if let Err(e) = evidence.remove_scratch() {
+            acc.observations.push(ObservationNote {
+                step: None,
+                kind: "cleanup".into(),
+                message: format!("scratch files could not be removed: {e}"),
+            });
+        }
+    }
     let mut arts: Vec<Artifact> = evidence.artifacts();
     // Keep driver-reported artifacts that the store did not see (should not happen).
     for a in acc.artifacts.drain(..) {

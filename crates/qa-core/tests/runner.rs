@@ -122,6 +122,12 @@ impl SurfaceSession for Session {
                 }
             }
             Action::Terminal(TerminalAction::Capture(_)) => {
+                let scratch = self
+                    .ctx
+                    .evidence
+                    .scratch_dir(&format!("s{}", step.index))
+                    .unwrap();
+                std::fs::write(scratch.join("state"), b"scratch").unwrap();
                 let name = self.ctx.evidence.unique_name(
                     qa_core::ArtifactGroup::TerminalCaptures,
                     &step.evidence_name(),
@@ -227,6 +233,10 @@ async fn passing_flow_writes_result_and_evidence() {
     assert!(dir.join("result.json").is_file());
     assert!(dir.join("progress.jsonl").is_file());
     assert!(dir.join("flow.jsonc").is_file());
+    assert!(
+        !dir.join("work").exists(),
+        "scratch is removed when the run ends"
+    );
     let written: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(written, serde_json::to_value(&r).unwrap());
