@@ -30,6 +30,10 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ),
     ("gir1.2-gtk-3.0", "desktop fixture app (GTK 3 typelib)"),
     ("xterm", "desktop tests (an app without AT-SPI)"),
+    (
+        "qtbase5-examples",
+        "desktop tests (a Qt 5 widgets calculator)",
+    ),
     ("vim", "terminal tests (vim)"),
     ("less", "terminal tests (less)"),
     ("htop", "terminal tests (htop)"),

@@ -128,18 +128,26 @@ fn call_err(code: &'static str, n: &Node, e: impl std::fmt::Display) -> DriverEr
     DriverError::new(code, format!("{}: {e}", describe(&n.view)))
 }
 
-/// Invokes the element's default action (Action index 0). Returns a detail.
-pub(crate) async fn activate(conn: &zbus::Connection, n: &Node) -> Result<String, DriverError> {
+/// How `activate` went through the accessibility layer.
+pub(crate) enum Activated {
+    /// The default action ran (its name).
+    Action(String),
+    /// The element has no Action interface or no actions: the caller clicks
+    /// it with the pointer instead.
+    NoAction,
+}
+
+/// Invokes the element's default action (Action index 0).
+pub(crate) async fn activate(conn: &zbus::Connection, n: &Node) -> Result<Activated, DriverError> {
     if !ifaces(n).contains(Interface::Action) {
-        return Err(DriverError::new(
-            "desktop.activate.no_action",
-            format!("{} exposes no AT-SPI action", describe(&n.view)),
-        )
-        .with_remediation("locate the clickable element itself (snapshotAccessibility shows roles), or use pressKey"));
+        return Ok(Activated::NoAction);
     }
     let a: ActionProxy = proxy(conn, &n.obj)
         .await
         .map_err(|e| call_err("desktop.activate.failed", n, e))?;
+    if a.n_actions().await.is_ok_and(|c| c < 1) {
+        return Ok(Activated::NoAction);
+    }
     let name = a.get_name(0).await.unwrap_or_default();
     let ok = a
         .do_action(0)
@@ -151,7 +159,7 @@ pub(crate) async fn activate(conn: &zbus::Connection, n: &Node) -> Result<String
             format!("{} refused its default action {name:?}", describe(&n.view)),
         ));
     }
-    Ok(format!("action {name:?}"))
+    Ok(Activated::Action(format!("action {name:?}")))
 }
 
 /// Gives the element keyboard focus (Component.GrabFocus).

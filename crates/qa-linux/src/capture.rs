@@ -7,6 +7,7 @@ use x11rb::protocol::xproto::{
     AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState, StackMode,
     Window,
 };
+use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
@@ -161,9 +162,24 @@ impl X11 {
         Ok(())
     }
 
+    /// Moves the pointer to `(x, y)` on the root window and clicks button 1
+    /// (XTest: MotionNotify, ButtonPress, ButtonRelease).
+    pub(crate) fn click(&self, x: i16, y: i16) -> XResult<()> {
+        const MOTION: u8 = 6;
+        const PRESS: u8 = 4;
+        const RELEASE: u8 = 5;
+        for (ty, detail) in [(MOTION, 0u8), (PRESS, 1), (RELEASE, 1)] {
+            self.conn
+                .xtest_fake_input(ty, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
+                .map_err(err("XTest"))?;
+        }
+        self.conn.sync().map_err(err("sync"))?;
+        Ok(())
+    }
+
     /// Client-side-decoration margins (`_GTK_FRAME_EXTENTS`: left, right,
     /// top, bottom) that lie outside the window's visible frame.
-    fn frame_extents(&self, w: Window) -> [u32; 4] {
+    pub(crate) fn frame_extents(&self, w: Window) -> [u32; 4] {
         let r = self
             .conn
             .get_property(

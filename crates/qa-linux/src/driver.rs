@@ -1,10 +1,10 @@
-//! The Linux session: open (display, buses, launch, registration), the step
-//! dispatch, evidence and cleanup.
+//! The Linux session: window choice, the step dispatch, evidence and
+//! cleanup (opening it lives in `open.rs`).
 
 use crate::actions::{
     self, element_text, element_value, has_state, resolve_once, resolve_wait, Resolved,
 };
-use crate::bus::{self, A11y, AppEntry};
+use crate::bus::A11y;
 use crate::capture::{XWindow, X11};
 use crate::display::{self, missing, DesktopEnv};
 use crate::locate::truncate;
@@ -12,367 +12,33 @@ use crate::tree::{node_texts, snapshot_json, walk, Fields, ObjRef};
 use crate::{keys, procs};
 use async_trait::async_trait;
 use qa_core::evidence::ArtifactGroup;
-use qa_core::flow::{Action, ApplicationTarget, DesktopAction, Matcher, Target};
+use qa_core::flow::{Action, DesktopAction, Matcher};
 use qa_core::keys::KeyChord;
 use qa_core::process::DEFAULT_GRACE;
 use qa_core::{
-    Artifact, Cadence, Capability, CloseResult, Deadline, DriverError, Flow, Host, Observation,
-    RunOptions, SessionContext, Step, StepOutcome, SurfaceSession, Verdict,
+    Artifact, CloseResult, Deadline, DriverError, Observation, SessionContext, Step, StepOutcome,
+    SurfaceSession, Verdict,
 };
 use serde_json::json;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Longest wait for the application to register on the a11y bus.
-pub(crate) const REGISTRATION_MS: u64 = 15_000;
-/// Once the app shows an X window, how long it may still take to register.
-pub(crate) const WINDOW_GRACE_MS: u64 = 4_000;
 /// Node cap of accessibility snapshots.
 pub(crate) const SNAPSHOT_CAP: usize = 2_000;
 
-fn app_target(flow: &Flow) -> Result<&ApplicationTarget, DriverError> {
-    match &flow.target {
-        Target::Desktop(a) => Ok(a),
-        _ => Err(DriverError::new(
-            "desktop.target.kind",
-            "the flow's target is not an application",
-        )),
-    }
-}
-
-fn wants_virtual(flow: &Flow, options: &RunOptions) -> bool {
-    options.virtual_display
-        || matches!(&flow.target, Target::Desktop(a) if a.virtual_display == Some(true))
-}
-
-/// The probe: host facts only; never launches the target.
-pub(crate) async fn probe(
-    flow: &Flow,
-    options: &RunOptions,
-) -> (Vec<Capability>, Vec<qa_core::MissingCapability>) {
-    let virt = wants_virtual(flow, options);
-    let mut missing_caps = display::host_missing(virt);
-    let mut present = Vec::new();
-    if virt {
-        for bin in ["Xvfb", "dbus-daemon"] {
-            if let Some(p) = display::which(bin) {
-                present.push(Capability {
-                    id: bin.to_ascii_lowercase(),
-                    detail: p.display().to_string(),
-                });
-            }
-        }
-    } else if let Ok(d) = std::env::var("DISPLAY") {
-        present.push(Capability {
-            id: "display".into(),
-            detail: d,
-        });
-    }
-    if let Some(p) = display::a11y_service_file() {
-        present.push(Capability {
-            id: "accessibility-bus".into(),
-            detail: p.display().to_string(),
-        });
-    }
-    if let Target::Desktop(a) = &flow.target {
-        if a.bundle_id.is_some() {
-            missing_caps.push(missing(
-                "bundle-id",
-                "application.bundleId is a macOS concept; Linux has no bundles",
-                "use application.launch, application.pid or application.name on Linux",
-            ));
-        }
-        if virt && a.launch.is_none() {
-            missing_caps.push(missing(
-                "attach-in-virtual-display",
-                "an attached application (pid/name) runs on its own display, not on a virtual display this run starts",
-                "drop --virtual-display (and virtualDisplay) when attaching, or launch the application instead",
-            ));
-        }
-    }
-    if options.record_video {
-        missing_caps.push(missing(
-            "video",
-            "video of desktop windows is not implemented by the Linux driver yet",
-            "run without video; screenshots and accessibility snapshots are kept",
-        ));
-    }
-    (present, missing_caps)
-}
-
-/// Everything opened so far (for cleanup when `open` fails half-way).
-struct Opening {
-    env: Option<DesktopEnv>,
-}
-
-/// Opens a session; on failure ends whatever was started.
-pub(crate) async fn open(
-    flow: &Flow,
-    ctx: SessionContext,
-) -> Result<Box<dyn SurfaceSession>, DriverError> {
-    let mut opening = Opening { env: None };
-    match open_inner(flow, &ctx, &mut opening).await {
-        Ok(s) => Ok(s),
-        Err(e) => {
-            let _ = ctx
-                .processes
-                .end_all(DEFAULT_GRACE, Deadline::after_ms(5000))
-                .await;
-            if let Some(env) = &opening.env {
-                display::remove_runtime_dir(env);
-            }
-            Err(e)
-        }
-    }
-}
-
-async fn open_inner(
-    flow: &Flow,
-    ctx: &SessionContext,
-    opening: &mut Opening,
-) -> Result<Box<dyn SurfaceSession>, DriverError> {
-    let app = app_target(flow)?.clone();
-    let deadline = ctx.flow_deadline;
-    let (_, miss) = probe(flow, &ctx.options).await;
-    if let Some(m) = miss.into_iter().next() {
-        return Err(DriverError::blocked("desktop.host.missing", m));
-    }
-    let env = if wants_virtual(flow, &ctx.options) {
-        display::start_virtual(ctx, deadline.min(Deadline::after_ms(10_000))).await?
-    } else {
-        display::host_env()?
-    };
-    opening.env = Some(env);
-    let env = opening.env.as_ref().expect("set");
-    let a11y = bus::connect(
-        &env.session_bus,
-        env.owned,
-        deadline.min(Deadline::after_ms(10_000)),
-    )
-    .await?;
-    let x11 = X11::connect(&env.display).map_err(|e| {
-        DriverError::blocked(
-            "desktop.display.unavailable",
-            missing(
-                "display",
-                format!("cannot open X display {}: {e}", env.display),
-                "run with --virtual-display or set DISPLAY to a reachable X server",
-            ),
-        )
-    })?;
-    let x11 = Arc::new(x11);
-
-    let mut launched = None;
-    if let Some(spec) = &app.launch {
-        let program = display::which(&spec.argv[0]).ok_or_else(|| {
-            DriverError::new(
-                "desktop.launch.not_found",
-                format!(
-                    "{:?} was not found on PATH or is not executable",
-                    spec.argv[0]
-                ),
-            )
-            .with_remediation(
-                "install the application or give its absolute path in application.launch.argv[0]",
-            )
-        })?;
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(&spec.argv[1..]);
-        // Relative paths in the flow (argv[0], files) resolve against the
-        // flow's directory, like the terminal driver.
-        cmd.current_dir(match &spec.cwd {
-            Some(cwd) => flow.base_dir.join(cwd),
-            None => flow.base_dir.clone(),
-        });
-        for k in [
-            "NO_AT_BRIDGE",
-            "GTK_A11Y",
-            "WAYLAND_DISPLAY",
-            "DBUS_SESSION_BUS_ADDRESS",
-        ] {
-            cmd.env_remove(k);
-        }
-        cmd.env("DISPLAY", &env.display)
-            .env("DBUS_SESSION_BUS_ADDRESS", &env.session_bus)
-            .env("GDK_BACKEND", "x11")
-            .env("QT_QPA_PLATFORM", "xcb")
-            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1");
-        if let Some(rt) = &env.runtime_dir {
-            cmd.env("XDG_RUNTIME_DIR", rt);
-        }
-        cmd.envs(&spec.env);
-        let logs = ctx.evidence.scratch_dir("desktop-app").ok();
-        let log = |n: &str| {
-            logs.as_ref()
-                .and_then(|d| std::fs::File::create(d.join(n)).ok())
-                .map(Stdio::from)
-                .unwrap_or_else(Stdio::null)
-        };
-        cmd.stdin(Stdio::null())
-            .stdout(log("stdout.log"))
-            .stderr(log("stderr.log"));
-        let child = ctx.processes.spawn(cmd, "app").map_err(|e| {
-            DriverError::new(
-                "desktop.launch.failed",
-                format!("cannot start {:?}: {e}", spec.argv[0]),
-            )
-        })?;
-        launched = Some(child);
-    }
-    let launched_pid = launched.as_ref().and_then(|c| c.id());
-    let reg_deadline = deadline.min(Deadline::after_ms(REGISTRATION_MS));
-    let entry = wait_registration(&a11y, &x11, &app, launched.as_mut(), reg_deadline).await?;
-    Ok(Box::new(LinuxSession {
-        ctx: ctx.clone(),
-        env: opening.env.take().expect("set"),
-        a11y,
-        x11,
-        app: entry.root,
-        app_name: entry.name,
-        app_pid: entry.pid.unwrap_or(0),
-        launched_pid,
-        window_title: app.window.as_ref().and_then(|w| w.title.clone()),
-        _launched: launched,
-    }))
-}
-
-/// Polls the registry until the target application appears, the launched
-/// process dies, or the deadline passes (BLOCKED with the likely cause).
-async fn wait_registration(
-    a11y: &A11y,
-    x11: &X11,
-    app: &ApplicationTarget,
-    mut launched: Option<&mut tokio::process::Child>,
-    deadline: Deadline,
-) -> Result<AppEntry, DriverError> {
-    let start = Instant::now();
-    let root_pid = launched.as_ref().and_then(|c| c.id()).or(app.pid);
-    let mut window_seen: Option<(Instant, String)> = None;
-    let mut cadence = Cadence::new();
-    let mut last_members = Vec::new();
-    loop {
-        let table = procs::table();
-        if let Ok(apps) = a11y.applications().await {
-            let mut hits: Vec<AppEntry> = apps
-                .into_iter()
-                .filter(|e| match (root_pid, &app.name) {
-                    (Some(root), _) => e.pid.is_some_and(|p| procs::belongs_to(&table, p, root)),
-                    (None, Some(name)) => e.name == *name,
-                    _ => false,
-                })
-                .collect();
-            hits.sort_by_key(|e| std::cmp::Reverse(e.child_count));
-            if let Some(e) = hits.into_iter().next() {
-                return Ok(e);
-            }
-        }
-        if let Some(root) = root_pid {
-            last_members = procs::members(&table, root);
-            if last_members.is_empty() {
-                let status = match launched.as_mut() {
-                    Some(c) => c.try_wait().ok().flatten().map(|s| s.to_string()),
-                    None => None,
-                };
-                return Err(DriverError::new(
-                    "desktop.launch.exited",
-                    format!(
-                        "the application (pid {root}) exited before it registered on the accessibility bus{}",
-                        status.map(|s| format!(" ({s})")).unwrap_or_default()
-                    ),
-                )
-                .with_remediation("run the launch command by hand on the same display to see why it exits"));
-            }
-            if window_seen.is_none() {
-                if let Some(w) = x11.windows_of(&last_members).into_iter().next() {
-                    window_seen = Some((Instant::now(), w.title));
-                }
-            }
-        }
-        let grace_over = window_seen
-            .as_ref()
-            .is_some_and(|(t, _)| t.elapsed() >= Duration::from_millis(WINDOW_GRACE_MS));
-        if grace_over || !cadence.wait(deadline).await {
-            return Err(not_registered(
-                app,
-                root_pid,
-                &last_members,
-                window_seen.map(|w| w.1),
-                start.elapsed(),
-            ));
-        }
-    }
-}
-
-fn not_registered(
-    app: &ApplicationTarget,
-    root_pid: Option<u32>,
-    members: &[u32],
-    window: Option<String>,
-    waited: Duration,
-) -> DriverError {
-    let var = |k: &str| -> Option<String> {
-        app.launch
-            .as_ref()
-            .and_then(|l| l.env.get(k).cloned())
-            .or_else(|| members.iter().find_map(|&p| procs::env_var(p, k)))
-    };
-    let mut causes = Vec::new();
-    if var("NO_AT_BRIDGE").is_some_and(|v| v == "1") {
-        causes.push(
-            "NO_AT_BRIDGE=1 is set for the application, which turns off GTK's AT-SPI bridge"
-                .to_string(),
-        );
-    }
-    if var("GTK_A11Y").is_some_and(|v| v == "none") {
-        causes.push(
-            "GTK_A11Y=none is set for the application, which turns off GTK 4 accessibility"
-                .to_string(),
-        );
-    }
-    if causes.is_empty() {
-        if let Some(t) = &window {
-            causes.push(format!(
-                "it shows an X window ({t:?}) but exposes no accessibility tree: its toolkit has no AT-SPI support (xterm, Xaw, Motif, plain Xlib) or has it turned off"
-            ));
-        }
-    }
-    let who = match (root_pid, &app.name) {
-        (Some(p), _) => format!("the application (pid {p})"),
-        (None, Some(n)) => format!("no application named {n:?}"),
-        _ => "the application".into(),
-    };
-    let reason = format!(
-        "{who} did not register on the accessibility bus within {} ms{}",
-        waited.as_millis(),
-        if causes.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", causes.join("; "))
-        }
-    );
-    DriverError::blocked(
-        "desktop.app.not_accessible",
-        missing(
-            "application-accessibility",
-            reason,
-            "remove NO_AT_BRIDGE=1 / GTK_A11Y=none from the application's environment; Qt apps need QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1; toolkits without AT-SPI (e.g. xterm) cannot be driven through accessibility",
-        ),
-    )
-}
-
 /// An open session on one application.
 pub(crate) struct LinuxSession {
-    ctx: SessionContext,
-    env: DesktopEnv,
-    a11y: A11y,
-    x11: Arc<X11>,
-    app: ObjRef,
-    app_name: String,
-    app_pid: u32,
-    launched_pid: Option<u32>,
-    window_title: Option<String>,
-    _launched: Option<tokio::process::Child>,
+    pub(crate) ctx: SessionContext,
+    pub(crate) env: DesktopEnv,
+    pub(crate) a11y: A11y,
+    pub(crate) x11: Arc<X11>,
+    pub(crate) app: ObjRef,
+    pub(crate) app_name: String,
+    pub(crate) app_pid: u32,
+    /// The launched process (`None` when attached: never signalled).
+    pub(crate) launched_pid: Option<u32>,
+    pub(crate) window_title: Option<String>,
+    pub(crate) _launched: Option<tokio::process::Child>,
 }
 
 /// A top-level accessible window.
@@ -410,7 +76,7 @@ impl LinuxSession {
             .collect()
     }
 
-    fn pids(&self) -> Vec<u32> {
+    pub(crate) fn pids(&self) -> Vec<u32> {
         let mut v = vec![self.app_pid];
         if let Some(l) = self.launched_pid {
             v.extend(procs::members(&procs::table(), l));
@@ -420,7 +86,7 @@ impl LinuxSession {
 
     /// The X window to capture / type into: the flow's window title, else the
     /// active accessible window, else the first showing one, else the largest.
-    async fn x_window(&self) -> Result<XWindow, DriverError> {
+    pub(crate) async fn x_window(&self) -> Result<XWindow, DriverError> {
         let wins = self.windows().await;
         let want = self.window_title.clone().or_else(|| {
             wins.iter()
@@ -616,6 +282,9 @@ fn desktop(step: &Step) -> Result<&DesktopAction, DriverError> {
     }
 }
 
+/// The last bytes of the application's stdout/stderr kept as evidence.
+const APP_LOG_CAP: usize = 256 * 1024;
+
 #[async_trait]
 impl SurfaceSession for LinuxSession {
     async fn observe(&mut self) -> Result<Observation, DriverError> {
@@ -653,7 +322,10 @@ impl SurfaceSession for LinuxSession {
             }
             DesktopAction::Activate(a) => {
                 let n = resolve_wait(&conn, &self.app, &a.locator, deadline).await?;
-                let d = actions::activate(&conn, &n).await?;
+                let d = match actions::activate(&conn, &n).await? {
+                    actions::Activated::Action(d) => d,
+                    actions::Activated::NoAction => self.pointer_click(&n).await?,
+                };
                 Ok(outcome(d, vec![]))
             }
             DesktopAction::SnapshotAccessibility(s) => {
@@ -816,6 +488,39 @@ impl SurfaceSession for LinuxSession {
         let cleanup = processes.end_all(DEFAULT_GRACE, deadline).await;
         display::remove_runtime_dir(&env);
         let mut observations = Vec::new();
+        // The app's own output is evidence (scanned for secrets like any
+        // artifact); the scratch directory it was written to is removed
+        // when the run ends.
+        let mut artifacts = Vec::new();
+        let app_logs = this.ctx.evidence.run_dir().join("work").join("desktop-app");
+        for (file, name) in [
+            ("stdout.log", "app-stdout.log"),
+            ("stderr.log", "app-stderr.log"),
+        ] {
+            let Ok(bytes) = std::fs::read(app_logs.join(file)) else {
+                continue;
+            };
+            if bytes.is_empty() {
+                continue;
+            }
+            let tail = &bytes[bytes.len().saturating_sub(APP_LOG_CAP)..];
+            let name = this.ctx.evidence.unique_name(
+                qa_core::ArtifactGroup::Logs,
+                name.trim_end_matches(".log"),
+                "log",
+            );
+            match this
+                .ctx
+                .evidence
+                .write(qa_core::ArtifactGroup::Logs, &name, tail, None)
+            {
+                Ok(Some(a)) => artifacts.push(a),
+                Ok(None) => {
+                    observations.push(format!("{name} was withheld: it contained a secret value"))
+                }
+                Err(_) => {}
+            }
+        }
         if env.owned {
             observations.push(format!(
                 "virtual display {} and its private session bus were ended",
@@ -824,13 +529,8 @@ impl SurfaceSession for LinuxSession {
         }
         CloseResult {
             cleanup,
-            artifacts: Vec::new(),
+            artifacts,
             observations,
         }
     }
-}
-
-/// Host facts for the probe (kept here so lib.rs stays platform-neutral).
-pub(crate) fn platform(_host: &Host) -> &'static str {
-    "linux"
 }

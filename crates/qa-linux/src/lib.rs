@@ -15,6 +15,9 @@
 //!   descendants) or `application.pid` / `application.name` (attached; never
 //!   signalled). The application is the one on the accessibility bus whose
 //!   connection PID is the launched process or one of its descendants.
+//! - **`activate`** runs the element's default AT-SPI action; an element with
+//!   no action (an event box, a label with a click handler) is clicked at
+//!   the centre of its extents with XTest, and the step detail says so.
 //! - **BLOCKED, never a fake tree**: no display / Wayland only / no session
 //!   bus / no accessibility bus / an application that never registers
 //!   (`NO_AT_BRIDGE=1`, `GTK_A11Y=none`, toolkits without AT-SPI such as
@@ -73,6 +76,10 @@ mod display;
 mod driver;
 #[cfg(target_os = "linux")]
 pub mod keys;
+#[cfg(target_os = "linux")]
+mod open;
+#[cfg(target_os = "linux")]
+mod pointer;
 #[cfg(target_os = "linux")]
 mod procs;
 #[cfg(target_os = "linux")]
@@ -138,8 +145,8 @@ impl SurfaceDriver for LinuxDesktopDriver {
     async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
         #[cfg(target_os = "linux")]
         let (present, missing, platform) = {
-            let (p, m) = driver::probe(flow, options).await;
-            (p, m, driver::platform(host))
+            let (p, m) = open::probe(flow, options).await;
+            (p, m, open::platform(host))
         };
         #[cfg(not(target_os = "linux"))]
         let (present, missing, platform) = {
@@ -163,7 +170,7 @@ impl SurfaceDriver for LinuxDesktopDriver {
     ) -> Result<Box<dyn SurfaceSession>, DriverError> {
         #[cfg(target_os = "linux")]
         {
-            driver::open(flow, ctx).await
+            open::open(flow, ctx).await
         }
         #[cfg(not(target_os = "linux"))]
         {

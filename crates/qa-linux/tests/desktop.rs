@@ -206,3 +206,71 @@ async fn missing_program_is_a_launch_error() {
     assert_eq!(e.code, "desktop.launch.not_found");
     assert_nothing_left(&r);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activate_without_action_clicks_with_the_pointer() {
+    let r = run(&fixture_flow(
+        r#"
+        { "action": "assertText", "locator": { "automationId": "click-label" }, "equals": "not clicked" },
+        { "action": "activate", "locator": { "automationId": "click-area" } },
+        { "action": "assertText", "locator": { "automationId": "click-label" }, "equals": "clicked 1" },
+        { "action": "activate", "locator": { "role": "label", "name": "Click me" } },
+        { "action": "assertText", "locator": { "automationId": "click-label" }, "equals": "clicked 2" },
+        { "action": "activate", "locator": { "role": "button", "name": "Copy" } }"#,
+    ))
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let clicks: Vec<&String> = r
+        .details
+        .iter()
+        .filter(|d| d.starts_with("pointer click at"))
+        .collect();
+    assert_eq!(clicks.len(), 2, "{:?}", r.details);
+    // The window sits at (120,80) on the root: the click landed inside it.
+    assert!(clicks[0].contains("(300,"), "{:?}", r.details);
+    // Elements with an action still use it.
+    assert!(
+        r.details.last().unwrap().starts_with("action "),
+        "{:?}",
+        r.details
+    );
+    assert_nothing_left(&r);
+}
+
+/// Qt 5 widgets (Debian's `qtbase5-examples` calculator): registers on the
+/// a11y bus with `QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1` (set by the driver)
+/// and is driven like GTK (`cargo xtask deps` installs it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qt_calculator_adds_two_and_three() {
+    let bin = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
+    assert!(
+        std::path::Path::new(bin).is_file(),
+        "{bin} is missing: apt-get install -y qtbase5-examples"
+    );
+    let r = run(&format!(
+        r#"{{ "target": {{ "application": {{ "launch": {{ "argv": ["{bin}"] }} }} }}, "timeoutMs": 30000,
+           "steps": [
+             {{ "action": "waitForWindow", "title": {{ "equals": "Calculator" }} }},
+             {{ "action": "activate", "locator": {{ "role": "button", "name": "2" }} }},
+             {{ "action": "activate", "locator": {{ "role": "button", "name": "+" }} }},
+             {{ "action": "activate", "locator": {{ "role": "button", "name": "3" }} }},
+             {{ "action": "activate", "locator": {{ "role": "button", "name": "=" }} }},
+             {{ "action": "assertText", "locator": {{ "role": "textbox" }}, "equals": "5" }},
+             {{ "action": "capture", "name": "qt" }} ] }}"#
+    ))
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert!(
+        r.details.iter().all(|d| !d.starts_with("pointer click")),
+        "{:?}",
+        r.details
+    );
+    let snap = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("qt.json"))
+        .expect("snapshot");
+    let doc: serde_json::Value = serde_json::from_slice(&read_artifact(snap)).unwrap();
+    assert_eq!(doc["application"]["name"], "calculator");
+    assert_nothing_left(&r);
+}

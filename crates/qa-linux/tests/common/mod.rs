@@ -25,6 +25,8 @@ pub struct Run {
     pub run_dir: PathBuf,
     /// Wall time of the run.
     pub elapsed: std::time::Duration,
+    /// The detail of every performed step, in order.
+    pub details: Vec<String>,
     _dir: tempfile::TempDir,
 }
 
@@ -50,6 +52,18 @@ pub fn have(bin: &str) -> bool {
 
 /// Runs a flow under the driver's own virtual display.
 pub async fn run(flow_text: &str) -> Run {
+    run_with(
+        flow_text,
+        RunOptions {
+            virtual_display: true,
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Runs a flow with explicit run options (host mode: `virtual_display: false`).
+pub async fn run_with(flow_text: &str, options: RunOptions) -> Run {
     let started = std::time::Instant::now();
     let flow = Flow::parse(flow_text, &fixtures()).expect("flow parses");
     let dir = tempfile::tempdir().unwrap();
@@ -61,15 +75,13 @@ pub async fn run(flow_text: &str) -> Run {
         processes: Arc::new(ProcessOwner::new()),
         secrets,
         flow_deadline: Deadline::after_ms(flow.flow_timeout_ms()),
-        options: RunOptions {
-            virtual_display: true,
-            ..Default::default()
-        },
+        options,
     };
     let processes = ctx.processes.clone();
     let flow_deadline = ctx.flow_deadline;
     let driver = LinuxDesktopDriver::new();
     let mut error = None;
+    let mut details = Vec::new();
     let cleanup;
     match driver.open(&flow, ctx).await {
         Err(e) => {
@@ -82,7 +94,9 @@ pub async fn run(flow_text: &str) -> Run {
             for step in &flow.steps {
                 let deadline = Deadline::after_ms(step.step_timeout_ms()).min(flow_deadline);
                 let r = match step.class() {
-                    StepClass::Action => session.perform(step, deadline).await.map(|_| ()),
+                    StepClass::Action => session.perform(step, deadline).await.map(|o| {
+                        details.extend(o.detail);
+                    }),
                     StepClass::Runner => {
                         let ms = step.action.wait_for_timeout_ms().unwrap_or(0);
                         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
@@ -128,6 +142,7 @@ pub async fn run(flow_text: &str) -> Run {
         cleanup,
         run_dir,
         elapsed: started.elapsed(),
+        details,
         _dir: dir,
     }
 }
