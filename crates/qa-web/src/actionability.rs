@@ -30,8 +30,17 @@ pub fn check_code(check: &str) -> &'static str {
     }
 }
 
+/// The stable error code for an element the action cannot apply to.
+pub fn error_code(code: &str) -> &'static str {
+    match code {
+        "not_file_input" => "web.upload.not_file_input",
+        "not_multiple" => "web.upload.not_multiple",
+        _ => "web.action.unsupported_element",
+    }
+}
+
 /// Resolves `locator` and runs the checks for `kind` (`click`, `fill`,
-/// `check`, `hover`, `dblclick`, `wheel`, `select`, `focus`, `rect`) until
+/// `check`, `hover`, `dblclick`, `wheel`, `select`, `focus`, `rect`, `file`) until
 /// they pass or `deadline`; `arg` adds kind-specific fields.
 pub async fn actionable(
     page: &Page,
@@ -77,7 +86,7 @@ pub async fn actionable(
                 }
                 "error" => {
                     return Err(DriverError::new(
-                        "web.action.unsupported_element",
+                        error_code(v["code"].as_str().unwrap_or("")),
                         format!(
                             "{action}: {what}: {}",
                             v["error"].as_str().unwrap_or("error")

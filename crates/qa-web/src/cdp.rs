@@ -68,6 +68,7 @@ pub struct Cdp {
     next_id: AtomicU64,
     open: Arc<AtomicBool>,
     shutdown: TcpStream,
+    events_in: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Cdp {
@@ -110,18 +111,28 @@ impl Cdp {
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
         let open = Arc::new(AtomicBool::new(true));
         let (tx, rx) = mpsc::unbounded_channel();
+        let events_in = Arc::new(AtomicU64::new(0));
+        let counter = events_in.clone();
         let cdp = Arc::new(Cdp {
             writer: Mutex::new(writer),
             pending: pending.clone(),
             next_id: AtomicU64::new(1),
             open: open.clone(),
             shutdown,
+            events_in,
         });
         std::thread::Builder::new()
             .name("qa-web-cdp-reader".into())
-            .spawn(move || read_loop(reader, pending, open, tx))
+            .spawn(move || read_loop(reader, pending, open, tx, counter))
             .map_err(|e| e.to_string())?;
         Ok((cdp, rx))
+    }
+
+    /// How many events the reader has handed to the event channel so far.
+    /// Every event that arrived before a call's answer is counted by the
+    /// time that call returns (one reader thread, in wire order).
+    pub fn events_received(&self) -> u64 {
+        self.events_in.load(Ordering::SeqCst)
     }
 
     /// Whether the connection is still open.
@@ -195,6 +206,7 @@ fn read_loop(
     pending: Pending,
     open: Arc<AtomicBool>,
     events: mpsc::UnboundedSender<CdpEvent>,
+    events_in: Arc<AtomicU64>,
 ) {
     loop {
         let msg = match ws.read() {
@@ -235,6 +247,7 @@ fn read_loop(
                 method: method.to_string(),
                 params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
             };
+            events_in.fetch_add(1, Ordering::SeqCst);
             let _ = events.send(ev);
         }
     }

@@ -251,7 +251,7 @@ async (op, spec, arg) => {
     if (s.status !== 'one') return s;
     const el = s.el;
     if (!el.isConnected) return { status: 'check', check: 'attached' };
-    const needVisible = arg.kind !== 'select' && arg.kind !== 'focus' && arg.kind !== 'rect';
+    const needVisible = arg.kind !== 'select' && arg.kind !== 'focus' && arg.kind !== 'rect' && arg.kind !== 'file';
     if (needVisible || arg.kind === 'select') {
       if (!isVisible(el)) return { status: 'check', check: 'visible' };
     }
@@ -273,6 +273,11 @@ async (op, spec, arg) => {
     if (arg.kind !== 'hover' && arg.kind !== 'wheel' && arg.kind !== 'focus') {
       if (isDisabled(el)) return { status: 'check', check: 'enabled' };
     }
+    if (arg.kind === 'file') {
+      if (el.tagName !== 'INPUT' || (el.type || '').toLowerCase() !== 'file') return { status: 'error', code: 'not_file_input', error: 'not an <input type=file>' };
+      if (arg.count > 1 && !el.multiple) return { status: 'error', code: 'not_multiple', error: 'the file input does not accept multiple files' };
+      return { status: 'ok' };
+    }
     if (arg.kind === 'fill' && !isEditable(el)) return { status: 'check', check: 'editable' };
     if (arg.kind === 'check' && checked(el) === null) return { status: 'error', error: 'not a checkbox, radio or aria-checked element' };
     if (arg.kind === 'check' && checked(el) === arg.want) return { status: 'ok', noop: true };
@@ -284,7 +289,7 @@ async (op, spec, arg) => {
         const cover = hitTarget(el, x, y);
         if (cover) return { status: 'check', check: 'receives events', cover };
       }
-      return { status: 'ok', x, y };
+      return { status: 'ok', x, y, left: r.left, top: r.top, w: r.width, h: r.height };
     }
     if (arg.kind === 'fill') {
       el.focus();
@@ -316,6 +321,10 @@ async (op, spec, arg) => {
       return { status: 'ok' };
     }
     return { status: 'error', error: 'unknown action kind' };
+  }
+  if (op === 'element') {
+    const r = resolve(spec);
+    return r.list.length === 1 ? r.list[0] : null;
   }
   if (op === 'state') {
     const r = resolve(spec);

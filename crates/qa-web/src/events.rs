@@ -101,6 +101,36 @@ pub struct PageState {
     pub seq: u64,
     /// Dropped log entries (bounds).
     pub dropped: u64,
+    /// Blocked document (navigation) requests per session: a popup or page
+    /// whose navigation left the allowlist.
+    pub blocked_documents: HashMap<String, u32>,
+    /// Popups adopted by `openPopup`, by step name.
+    pub popups: HashMap<String, crate::steps_extra::Popup>,
+}
+
+/// A subscription to raw events by method name (see [`Shared::tap`]).
+struct Tap {
+    id: u64,
+    methods: &'static [&'static str],
+    tx: mpsc::UnboundedSender<CdpEvent>,
+}
+
+/// Receives the tapped events; unsubscribes when dropped.
+pub struct TapGuard {
+    sh: Arc<Shared>,
+    id: u64,
+    /// The events, in wire order.
+    pub rx: mpsc::UnboundedReceiver<CdpEvent>,
+}
+
+impl Drop for TapGuard {
+    fn drop(&mut self) {
+        self.sh
+            .taps
+            .lock()
+            .expect("taps lock")
+            .retain(|t| t.id != self.id);
+    }
 }
 
 /// State shared by the session and the pump.
@@ -118,6 +148,9 @@ pub struct Shared {
     pub changed: watch::Sender<u64>,
     /// Session start.
     pub t0: Instant,
+    taps: Mutex<Vec<Tap>>,
+    next_tap: std::sync::atomic::AtomicU64,
+    handled: watch::Sender<u64>,
 }
 
 impl Shared {
@@ -131,7 +164,53 @@ impl Shared {
             state: Mutex::new(PageState::default()),
             changed,
             t0: Instant::now(),
+            taps: Mutex::new(Vec::new()),
+            next_tap: std::sync::atomic::AtomicU64::new(1),
+            handled: watch::channel(0).0,
         })
+    }
+
+    /// Subscribes to every event whose method is in `methods` (any
+    /// session) from now on, until the guard is dropped.
+    pub fn tap(self: &Arc<Self>, methods: &'static [&'static str]) -> TapGuard {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = self
+            .next_tap
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.taps
+            .lock()
+            .expect("taps lock")
+            .push(Tap { id, methods, tx });
+        TapGuard {
+            sh: self.clone(),
+            id,
+            rx,
+        }
+    }
+
+    fn forward(&self, ev: &CdpEvent) {
+        let taps = self.taps.lock().expect("taps lock");
+        for t in taps.iter() {
+            if t.methods.contains(&ev.method.as_str()) {
+                let _ = t.tx.send(ev.clone());
+            }
+        }
+    }
+
+    /// Waits until the pump has handled (and forwarded to taps) every event
+    /// the connection received before this call. After a call returns, this
+    /// makes every event sent before its answer visible. `false` on deadline.
+    pub async fn caught_up(&self, deadline: qa_core::Deadline) -> bool {
+        let target = self.cdp.events_received();
+        let mut rx = self.handled.subscribe();
+        loop {
+            if *rx.borrow_and_update() >= target {
+                return true;
+            }
+            if deadline.run(rx.changed()).await.is_none() {
+                return false;
+            }
+        }
     }
 
     /// Every blocked request so far (a snapshot).
@@ -162,7 +241,9 @@ impl Shared {
 pub fn spawn_pump(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<CdpEvent>) {
     tokio::spawn(async move {
         while let Some(ev) = rx.recv().await {
+            shared.forward(&ev);
             handle(&shared, ev);
+            shared.handled.send_modify(|v| *v += 1);
         }
         shared.st().crashed = true;
         shared.bump();
@@ -392,6 +473,10 @@ fn on_request_paused(sh: &Arc<Shared>, ev: CdpEvent) {
     let (method, params) = match decision {
         Decision::Allow => ("Fetch.continueRequest", json!({ "requestId": id })),
         Decision::Block(origin) => {
+            if p["resourceType"] == "Document" {
+                let s = ev.session.clone().unwrap_or_default();
+                *sh.st().blocked_documents.entry(s).or_insert(0) += 1;
+            }
             sh.record_blocked(&origin);
             (
                 "Fetch.failRequest",

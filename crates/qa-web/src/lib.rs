@@ -50,6 +50,7 @@ pub mod actionability;
 pub mod artifacts;
 pub mod cdp;
 pub mod containment;
+pub mod diagnostics;
 pub mod events;
 pub mod launch;
 mod leaks;
@@ -58,6 +59,7 @@ pub mod proxy;
 pub mod server;
 pub mod session;
 pub mod steps;
+pub mod steps_extra;
 
 use async_trait::async_trait;
 use qa_core::flow::{LocatorKind, Target, TargetKind};
@@ -138,6 +140,15 @@ impl SurfaceDriver for WebDriver {
             if t.profile.is_some() {
                 probe.missing.push(session::auth_missing());
             }
+        }
+        let lighthouse = flow.steps.iter().any(|s| {
+            matches!(
+                &s.action,
+                qa_core::flow::Action::Browser(qa_core::flow::BrowserAction::Lighthouse(_))
+            )
+        });
+        if lighthouse {
+            probe.missing.push(diagnostics::lighthouse_missing());
         }
         probe
     }

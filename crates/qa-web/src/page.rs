@@ -111,6 +111,25 @@ impl Page {
         }
     }
 
+    /// A remote object id for the one element `locator` matches now
+    /// (`None` if it does not match exactly one). Release it with
+    /// `Runtime.releaseObject`.
+    pub async fn element_object(&self, locator: &Locator) -> Result<Option<String>, DriverError> {
+        let expr = format!("({DOM_JS})(\"element\", {}, {{}})", locator_spec(locator));
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expr, "awaitPromise": true, "returnByValue": false }),
+            )
+            .await
+            .map_err(|e| DriverError::new("web.cdp.failed", e.to_string()))?;
+        if r["result"]["subtype"] == "node" {
+            Ok(r["result"]["objectId"].as_str().map(str::to_string))
+        } else {
+            Ok(None)
+        }
+    }
+
     /// Waits for any state change (event) or `max`, whichever first.
     pub async fn changed_or(&self, max: Duration, deadline: Deadline) {
         let mut rx = self.sh.changed.subscribe();

@@ -113,6 +113,15 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
     )
     .await
     .map_err(|e| DriverError::new("web.cdp.attach", e.to_string()))?;
+    // Downloads are denied unless a `download` step asks for one (then
+    // they go to a scratch directory of the run, never the user's folder).
+    cdp.call(
+        None,
+        "Browser.setDownloadBehavior",
+        json!({ "behavior": "deny" }),
+    )
+    .await
+    .map_err(|e| DriverError::new("web.cdp.attach", e.to_string()))?;
     let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
     let page = Page {
         sh: sh.clone(),

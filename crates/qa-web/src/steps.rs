@@ -46,6 +46,14 @@ pub const SUPPORTED: &[&str] = &[
     "assertConsole",
     "assertNetworkRequest",
     "screenshot",
+    "dragTo",
+    "uploadFiles",
+    "openPopup",
+    "download",
+    "authRejectedIf",
+    "performanceTrace",
+    "heapSummary",
+    "lighthouse",
 ];
 
 fn unsupported(step: &Step) -> DriverError {
@@ -285,7 +293,24 @@ pub async fn perform(
                 artifacts::ax_snapshot(page, evidence, step, s.locator.as_ref(), deadline).await?;
             out.artifacts.extend(a);
         }
-        _ => return Err(unsupported(step)),
+        BrowserAction::PerformanceTrace(_) => {
+            return crate::diagnostics::performance_trace(page, evidence, step, deadline).await;
+        }
+        BrowserAction::HeapSummary(_) => {
+            return crate::diagnostics::heap_summary(page, evidence, step, deadline).await;
+        }
+        BrowserAction::Lighthouse(_) => {
+            return Err(DriverError::blocked(
+                "web.lighthouse.unavailable",
+                crate::diagnostics::lighthouse_missing(),
+            ));
+        }
+        other => {
+            return match crate::steps_extra::perform(page, evidence, step, other, deadline).await {
+                Some(r) => r,
+                None => Err(unsupported(step)),
+            };
+        }
     }
     Ok(out)
 }
@@ -414,7 +439,7 @@ fn find_request(
     pending.then_some(false)
 }
 
-async fn eval_once(
+pub(crate) async fn eval_once(
     page: &Page,
     op: &str,
     spec: &Value,
@@ -651,6 +676,7 @@ pub async fn verify(page: &Page, step: &Step, deadline: Deadline) -> Result<Verd
                 format!("no finished request to {:?} matches", n.path),
             ))
         }
+        B::AuthRejectedIf(a) => crate::steps_extra::auth_rejected_if(page, a, deadline).await,
         _ => Err(unsupported(step)),
     }
 }

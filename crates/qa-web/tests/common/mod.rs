@@ -148,6 +148,15 @@ pub struct Outcome {
     pub observations: Vec<String>,
     pub close: CloseResult,
     pub profile_dir: PathBuf,
+    /// Keeps the run directory alive while the test inspects artifacts.
+    pub run_dir: Option<tempfile::TempDir>,
+}
+
+impl Outcome {
+    /// `<run>/work`: the run's scratch directories.
+    pub fn work_dir(&self) -> PathBuf {
+        self.profile_dir.parent().unwrap().to_path_buf()
+    }
 }
 
 impl Outcome {
@@ -157,7 +166,17 @@ impl Outcome {
 }
 
 fn fmt(e: DriverError) -> String {
-    format!("{}: {}", e.code, e.message)
+    let blocked: Vec<&str> = e.missing.iter().map(|m| m.id.as_str()).collect();
+    if blocked.is_empty() {
+        format!("{}: {}", e.code, e.message)
+    } else {
+        format!(
+            "{}: {} [blocked: {}]",
+            e.code,
+            e.message,
+            blocked.join(", ")
+        )
+    }
 }
 
 /// Runs a flow like the runner: perform actions once, verify assertions on
@@ -184,6 +203,7 @@ pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
                 observations,
                 close,
                 profile_dir,
+                run_dir: Some(run._dir),
             };
         }
     };
@@ -228,6 +248,7 @@ pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
         observations,
         close,
         profile_dir,
+        run_dir: Some(run._dir),
     }
 }
 
