@@ -77,6 +77,8 @@ pub struct StepSupport {
     pub actions: Vec<&'static str>,
     /// Locator kinds this driver resolves.
     pub locators: Vec<LocatorKind>,
+    /// Whether steps may carry a `target` (popup or frame).
+    pub step_targets: bool,
 }
 
 impl StepSupport {

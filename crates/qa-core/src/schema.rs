@@ -11,7 +11,7 @@ fn generator() -> SchemaGenerator {
 }
 
 /// Adds the options every step carries to one action's argument schema.
-fn step_schema(name: &str, args: Schema) -> Value {
+fn step_schema(name: &str, args: Schema, target: Option<&Value>) -> Value {
     let mut v = args.to_value();
     let obj = v.as_object_mut().expect("object schema");
     obj.remove("$schema");
@@ -43,6 +43,9 @@ fn step_schema(name: &str, args: Schema) -> Value {
             "maximum": 600000
         }),
     );
+    if let Some(t) = target {
+        ordered.insert("target".into(), t.clone());
+    }
     *props = ordered;
     let req = obj
         .entry("required")
@@ -55,8 +58,8 @@ fn step_schema(name: &str, args: Schema) -> Value {
     v
 }
 
-fn kind_steps(list: Vec<(&'static str, Schema)>) -> Value {
-    json!({ "oneOf": list.into_iter().map(|(n, s)| step_schema(n, s)).collect::<Vec<_>>() })
+fn kind_steps(list: Vec<(&'static str, Schema)>, target: Option<&Value>) -> Value {
+    json!({ "oneOf": list.into_iter().map(|(n, s)| step_schema(n, s, target)).collect::<Vec<_>>() })
 }
 
 /// The flow schema, as pretty JSON with a trailing newline.
@@ -65,9 +68,10 @@ pub fn flow_schema_json() -> String {
     let target = g.subschema_for::<crate::flow::target::RawTarget>();
     let viewport = g.subschema_for::<crate::flow::Viewport>();
     let environment = g.subschema_for::<crate::flow::Environment>();
-    let browser = kind_steps(BrowserAction::arg_schemas(&mut g));
-    let terminal = kind_steps(TerminalAction::arg_schemas(&mut g));
-    let desktop = kind_steps(DesktopAction::arg_schemas(&mut g));
+    let step_target = g.subschema_for::<crate::flow::StepTarget>().to_value();
+    let browser = kind_steps(BrowserAction::arg_schemas(&mut g), Some(&step_target));
+    let terminal = kind_steps(TerminalAction::arg_schemas(&mut g), None);
+    let desktop = kind_steps(DesktopAction::arg_schemas(&mut g), None);
     let mut defs: Map<String, Value> = g.take_definitions(true).into_iter().collect();
     defs.insert("BrowserStep".into(), browser);
     defs.insert("TerminalStep".into(), terminal);

@@ -48,12 +48,25 @@ pub fn admit(driver: &dyn SurfaceDriver, flow: &Flow) -> Vec<FlowError> {
             ));
             continue;
         }
+        if step.target.is_some() && !support.step_targets {
+            errors.push(FlowError::new(
+                FlowErrorCode::UnsupportedStep,
+                format!("{at}/target"),
+                format!(
+                    "the {} driver cannot run steps in a popup or frame yet",
+                    driver.id()
+                ),
+            ));
+            continue;
+        }
         for (li, loc) in step.locators().into_iter().enumerate() {
             let kind = loc.kind();
             if !support.locators.contains(&kind) {
                 let supported: Vec<&str> = support.locators.iter().map(|k| k.field()).collect();
                 // Point at the locator field itself.
+                let n_action = step.action.locators().len();
                 let field = match step.action_name() {
+                    _ if li >= n_action => "target/locator",
                     "dragTo" if li == 1 => "dropTarget",
                     _ => "locator",
                 };

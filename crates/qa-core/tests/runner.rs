@@ -37,6 +37,7 @@ impl Scripted {
             support: StepSupport {
                 actions: TerminalAction::NAMES.to_vec(),
                 locators: vec![LocatorKind::Text],
+                step_targets: false,
             },
         };
         (Arc::new(d), flags)

@@ -123,6 +123,7 @@ impl LinuxDesktopDriver {
                     LocatorKind::AutomationId,
                     LocatorKind::Path,
                 ],
+                step_targets: false,
             },
         }
     }

@@ -44,6 +44,7 @@ pub fn driver() -> PlaceholderDriver {
                 LocatorKind::AutomationId,
                 LocatorKind::Path,
             ],
+            step_targets: false,
         },
     )
 }

@@ -82,6 +82,7 @@ impl TuiDriver {
             support: StepSupport {
                 actions: TerminalAction::NAMES.to_vec(),
                 locators: Vec::new(),
+                step_targets: false,
             },
         }
     }

@@ -101,6 +101,7 @@ impl WebDriver {
                     LocatorKind::Text,
                     LocatorKind::Css,
                 ],
+                step_targets: false,
             },
         }
     }

@@ -199,6 +199,33 @@ impl Locator {
     }
 }
 
+/// Where a browser step runs (`"target"` on a step): the main page by
+/// default, a popup adopted by an earlier `openPopup` step, or a
+/// same-origin frame of the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StepTarget {
+    /// `popup` or `frame`.
+    #[serde(rename = "type")]
+    pub kind: StepTargetKind,
+    /// The popup's name (the `name` of the `openPopup` step); popups only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The `<iframe>` element; frames only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locator: Option<Locator>,
+}
+
+/// The kinds of step targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum StepTargetKind {
+    /// A popup window adopted by `openPopup`.
+    Popup,
+    /// A same-origin iframe.
+    Frame,
+}
+
 /// A string matcher: exactly one of `equals`, `includes`, `regex`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

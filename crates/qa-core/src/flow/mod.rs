@@ -11,7 +11,7 @@ mod steps;
 pub(crate) mod target;
 mod validate;
 
-pub use locator::{Locator, LocatorKind, Matcher, PathSegment};
+pub use locator::{Locator, LocatorKind, Matcher, PathSegment, StepTarget, StepTargetKind};
 pub use parse::{escape_token, FlowError, FlowErrorCode, ParseLimits};
 pub use steps::*;
 pub use target::{
@@ -113,6 +113,9 @@ pub struct Step {
     /// Deadline of this step in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Browser only: run the step in a popup or a frame instead of the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<StepTarget>,
 }
 
 impl Step {
@@ -140,8 +143,13 @@ impl Step {
         }
     }
 
-    /// Every locator the step uses (for static admission).
+    /// Every locator the step uses (for static admission), including a
+    /// frame target's locator.
     pub fn locators(&self) -> Vec<&Locator> {
-        self.action.locators()
+        let mut v = self.action.locators();
+        if let Some(l) = self.target.as_ref().and_then(|t| t.locator.as_ref()) {
+            v.push(l);
+        }
+        v
     }
 }

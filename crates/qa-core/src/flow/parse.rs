@@ -508,6 +508,33 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
     })
 }
 
+fn validate_step_target(t: &super::StepTarget, at: &str) -> Result<(), FlowError> {
+    use super::StepTargetKind as K;
+    match (t.kind, &t.name, &t.locator) {
+        (K::Popup, Some(n), None) if !n.is_empty() => Ok(()),
+        (K::Popup, _, _) => Err(FlowError::new(
+            FlowErrorCode::MissingField,
+            at,
+            "a popup target needs its name (the name of the openPopup step) and no locator",
+        )),
+        (K::Frame, None, Some(l)) => {
+            if l.kinds().len() != 1 {
+                return Err(FlowError::new(
+                    FlowErrorCode::InvalidLocator,
+                    format!("{at}/locator"),
+                    "the frame locator needs exactly one kind",
+                ));
+            }
+            Ok(())
+        }
+        (K::Frame, _, _) => Err(FlowError::new(
+            FlowErrorCode::MissingField,
+            at,
+            "a frame target needs a locator for the <iframe> and no name",
+        )),
+    }
+}
+
 fn safe_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 100
@@ -576,6 +603,22 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
             }
         },
     };
+    let target = match map.remove("target") {
+        None => None,
+        Some(v) => {
+            let tat = format!("{at}/target");
+            if kind != TargetKind::Browser {
+                return Err(FlowError::new(
+                    FlowErrorCode::UnknownField,
+                    tat,
+                    "a step target (popup or frame) applies to browser steps only",
+                ));
+            }
+            let t: super::StepTarget = de_at(v, &tat)?;
+            validate_step_target(&t, &tat)?;
+            Some(t)
+        }
+    };
     let rest = Value::Object(map);
     let parsed = match kind {
         TargetKind::Browser => BrowserAction::parse(&action, rest).map(|r| r.map(Action::Browser)),
@@ -629,5 +672,6 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
         action,
         name,
         timeout_ms,
+        target,
     })
 }
