@@ -103,7 +103,9 @@ pub fn print_summary(flow: &Path, r: &RunResult, secrets: &Secrets) {
     }
     for s in &r.steps {
         if s.status == StepStatus::Failed || s.status == StepStatus::TimedOut {
-            if let Some(reason) = &s.reason {
+            // The run's reason usually already quotes the failing step.
+            let repeated = |reason: &str| r.reason.as_deref().is_some_and(|x| x.contains(reason));
+            if let Some(reason) = s.reason.as_deref().filter(|x| !repeated(x)) {
                 eprintln!(
                     "  step {} {}: {}",
                     s.index,
