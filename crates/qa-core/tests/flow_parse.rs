@@ -304,12 +304,34 @@ fn step_targets_popup_and_frame() {
             {"action":"click","target":{"type":"frame","locator":{"css":"iframe#pay"}},"locator":{"role":"button","name":"Pay"}}]}"#,
     )
     .unwrap();
-    assert_eq!(f.steps[1].target.as_ref().unwrap().name.as_deref(), Some("help"));
-    assert_eq!(f.steps[2].locators().len(), 2, "the frame locator is admitted too");
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload","target":{"type":"popup"}}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.missing_field", "/steps/0/target"));
-    let e = err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload","target":{"type":"window","name":"x"}}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.out_of_range", "/steps/0/target/type"));
-    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","target":{"type":"popup","name":"x"}}]}"#);
-    assert_eq!((e.code, e.pointer.as_str()), ("flow.unknown_field", "/steps/0/target"));
+    assert_eq!(
+        f.steps[1].target.as_ref().unwrap().name.as_deref(),
+        Some("help")
+    );
+    assert_eq!(
+        f.steps[2].locators().len(),
+        2,
+        "the frame locator is admitted too"
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload","target":{"type":"popup"}}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.missing_field", "/steps/0/target")
+    );
+    let e = err(
+        r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"reload","target":{"type":"window","name":"x"}}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/target/type")
+    );
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"capture","target":{"type":"popup","name":"x"}}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unknown_field", "/steps/0/target")
+    );
 }

@@ -54,8 +54,24 @@ pub async fn actionable(
     let mut cadence = Cadence::new();
     let mut last = String::from("the locator matched no element");
     let mut last_code = "web.locator.not_found";
+    // In a frame, what receives events is checked in the page too (not for
+    // a wheel, like in the helper).
+    let hit = arg["kind"] != "wheel";
     loop {
         match page.eval("act", &spec, &arg, deadline).await {
+            Ok(mut v) if v["status"] == "ok" && page.frame.is_some() => {
+                match crate::scope::to_page(page, &mut v, hit, deadline).await {
+                    Ok(None) => return Ok(Ready { value: v }),
+                    Ok(Some(cover)) => {
+                        last_code = check_code("receives events");
+                        last = format!(
+                            "element does not receive events at its click point: {cover} covers it"
+                        );
+                    }
+                    Err(EvalError::Transient(m)) => last = m,
+                    Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+                }
+            }
             Ok(v) => match v["status"].as_str().unwrap_or("") {
                 "ok" => return Ok(Ready { value: v }),
                 "ambiguous" => {

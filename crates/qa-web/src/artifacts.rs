@@ -198,10 +198,7 @@ pub async fn ax_snapshot(
             .await?;
             // The helper focused the element; find it back by focus.
             let r = page
-                .call(
-                    "Runtime.evaluate",
-                    json!({ "expression": "document.activeElement", "returnByValue": false }),
-                )
+                .evaluate(json!({ "expression": "document.activeElement", "returnByValue": false }))
                 .await
                 .map_err(|e| DriverError::new("web.ax.failed", e.to_string()))?;
             let oid = r["result"]["objectId"].as_str().unwrap_or("").to_string();
@@ -213,8 +210,12 @@ pub async fn ax_snapshot(
         }
         None => None,
     };
+    let mut ax = json!({});
+    if let Some(f) = &page.frame {
+        ax["frameId"] = json!(f.id);
+    }
     let r = page
-        .call("Accessibility.getFullAXTree", json!({}))
+        .call("Accessibility.getFullAXTree", ax)
         .await
         .map_err(|e| DriverError::new("web.ax.failed", e.to_string()))?;
     let nodes = r["nodes"].as_array().cloned().unwrap_or_default();

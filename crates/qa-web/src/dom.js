@@ -257,7 +257,7 @@ async (op, spec, arg) => {
     }
     if (arg.kind === 'rect') {
       const r = el.getBoundingClientRect();
-      return { status: 'ok', x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height };
+      return { status: 'ok', x: r.left + scrollX, y: r.top + scrollY, vx: r.left, vy: r.top, w: r.width, h: r.height };
     }
     if (['click', 'hover', 'check', 'dblclick', 'wheel'].includes(arg.kind)) {
       const r0 = el.getBoundingClientRect();
@@ -381,6 +381,42 @@ async (op, spec, arg) => {
   if (op === 'scroll') {
     if (arg.by) window.scrollBy(arg.x || 0, arg.y || 0); else window.scrollTo(arg.x || 0, arg.y || 0);
     return { scrollX, scrollY };
+  }
+  if (op === 'frameInfo' || op === 'frameBox') {
+    // A step target frame, seen from its parent document.
+    const r = resolve(spec);
+    if (r.list.length === 0) return { status: 'none' };
+    if (r.list.length > 1) return { status: 'ambiguous', count: r.list.length };
+    const f = r.list[0];
+    if (f.tagName !== 'IFRAME' && f.tagName !== 'FRAME') return { status: 'not_a_frame', what: describe(f) };
+    let doc = null;
+    try { doc = f.contentDocument; } catch (e) { doc = null; }
+    if (!doc) return { status: 'cross_origin', what: describe(f) };
+    if (op === 'frameInfo') {
+      const src = f.getAttribute('src');
+      const pending = src && src.trim() !== '' && src.trim() !== 'about:blank' && !f.hasAttribute('srcdoc') && doc.URL === 'about:blank';
+      if (pending || doc.readyState !== 'complete') return { status: 'loading' };
+      return { status: 'ok' };
+    }
+    // frameBox: the frame's content box in the viewport, the point
+    // (arg.x, arg.y) of the frame's viewport brought into the page's
+    // viewport, and what receives events there.
+    const box = () => {
+      const b = f.getBoundingClientRect();
+      const s = style(f);
+      return { x: b.left + f.clientLeft + parseFloat(s.paddingLeft || '0'), y: b.top + f.clientTop + parseFloat(s.paddingTop || '0') };
+    };
+    let o = box();
+    if (arg.hit) {
+      const px = o.x + arg.x, py = o.y + arg.y;
+      if (px < 0 || py < 0 || px >= innerWidth || py >= innerHeight) {
+        window.scrollBy({ left: px - innerWidth / 2, top: py - innerHeight / 2, behavior: 'instant' });
+        o = box();
+      }
+    }
+    const out = { status: 'ok', dx: o.x, dy: o.y, sx: scrollX, sy: scrollY, cover: null };
+    if (arg.hit) out.cover = hitTarget(f, o.x + arg.x, o.y + arg.y);
+    return out;
   }
   if (op === 'page') {
     return { url: location.href, title: document.title, ready: document.readyState };

@@ -106,6 +106,11 @@ pub struct PageState {
     pub blocked_documents: HashMap<String, u32>,
     /// Popups adopted by `openPopup`, by step name.
     pub popups: HashMap<String, crate::steps_extra::Popup>,
+    /// Load events per page session (the main page's are also `load_seq`).
+    pub loads: HashMap<String, u64>,
+    /// The default execution context of each frame: (session, frame id) →
+    /// context id, from `Runtime.executionContextCreated`.
+    pub frame_contexts: HashMap<(String, String), i64>,
 }
 
 /// A subscription to raw events by method name (see [`Shared::tap`]).
@@ -391,11 +396,37 @@ fn handle(sh: &Arc<Shared>, ev: CdpEvent) {
             );
         }
         "Page.loadEventFired" => {
-            let main = sh.st().main_session.clone();
-            if main.as_deref() == Some(session.as_str()) {
-                sh.st().load_seq += 1;
+            let mut st = sh.st();
+            *st.loads.entry(session.clone()).or_insert(0) += 1;
+            if st.main_session.as_deref() == Some(session.as_str()) {
+                st.load_seq += 1;
+            }
+            drop(st);
+            sh.bump();
+        }
+        "Runtime.executionContextCreated" => {
+            let c = &p["context"];
+            let aux = &c["auxData"];
+            if let (Some(id), Some(frame), true) = (
+                c["id"].as_i64(),
+                aux["frameId"].as_str(),
+                aux["isDefault"].as_bool().unwrap_or(false),
+            ) {
+                sh.st()
+                    .frame_contexts
+                    .insert((session, frame.to_string()), id);
                 sh.bump();
             }
+        }
+        "Runtime.executionContextDestroyed" => {
+            if let Some(id) = p["executionContextId"].as_i64() {
+                sh.st()
+                    .frame_contexts
+                    .retain(|(s, _), c| !(*s == session && *c == id));
+            }
+        }
+        "Runtime.executionContextsCleared" => {
+            sh.st().frame_contexts.retain(|(s, _), _| *s != session);
         }
         "Page.javascriptDialogOpening" => on_dialog(sh, &session, p),
         "Inspector.targetCrashed" => {

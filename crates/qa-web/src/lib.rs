@@ -56,6 +56,7 @@ pub mod launch;
 mod leaks;
 pub mod page;
 pub mod proxy;
+pub mod scope;
 pub mod server;
 pub mod session;
 pub mod steps;
@@ -101,7 +102,7 @@ impl WebDriver {
                     LocatorKind::Text,
                     LocatorKind::Css,
                 ],
-                step_targets: false,
+                step_targets: true,
             },
         }
     }

@@ -34,6 +34,9 @@ pub struct Page {
     pub session: String,
     /// Quiet window after actions.
     pub settle_ms: u64,
+    /// A same-origin frame of the page the step runs in (`None`: the
+    /// page's main frame). See [`crate::scope`].
+    pub frame: Option<crate::scope::FrameRef>,
 }
 
 /// The locator as the in-page helper wants it.
@@ -60,6 +63,13 @@ pub fn locator_spec(l: &Locator) -> Value {
     Value::Object(m)
 }
 
+fn no_frame_document() -> CdpError {
+    CdpError::Protocol {
+        code: -32000,
+        message: "the frame has no document yet".into(),
+    }
+}
+
 fn bound(deadline: Deadline) -> Duration {
     deadline
         .remaining()
@@ -72,6 +82,39 @@ impl Page {
         self.sh.cdp.call(Some(&self.session), method, params).await
     }
 
+    /// The same page with its main frame as scope.
+    pub fn top(&self) -> Page {
+        Page {
+            frame: None,
+            ..self.clone()
+        }
+    }
+
+    /// Load events of this page so far.
+    pub fn load_count(&self) -> u64 {
+        self.sh.st().loads.get(&self.session).copied().unwrap_or(0)
+    }
+
+    /// `params` for `Runtime.evaluate` in this scope: in a frame, its
+    /// current default execution context (it changes when the frame
+    /// navigates; `None` while the frame has no document).
+    fn scoped(&self, mut params: Value) -> Option<Value> {
+        if let Some(f) = &self.frame {
+            let st = self.sh.st();
+            let id = st
+                .frame_contexts
+                .get(&(self.session.clone(), f.id.clone()))?;
+            params["contextId"] = json!(id);
+        }
+        Some(params)
+    }
+
+    /// `Runtime.evaluate` in this scope (the frame's document in a frame).
+    pub async fn evaluate(&self, params: Value) -> Result<Value, CdpError> {
+        let params = self.scoped(params).ok_or_else(no_frame_document)?;
+        self.call("Runtime.evaluate", params).await
+    }
+
     /// Runs one helper operation in the page.
     pub async fn eval(
         &self,
@@ -81,13 +124,16 @@ impl Page {
         deadline: Deadline,
     ) -> Result<Value, EvalError> {
         let expr = format!("({DOM_JS})({}, {spec}, {arg})", json!(op));
+        let params = self
+            .scoped(json!({ "expression": expr, "awaitPromise": true, "returnByValue": true }))
+            .ok_or_else(|| EvalError::Transient("the frame has no document yet".into()))?;
         let r = self
             .sh
             .cdp
             .call_with_timeout(
                 Some(&self.session),
                 "Runtime.evaluate",
-                json!({ "expression": expr, "awaitPromise": true, "returnByValue": true }),
+                params,
                 bound(deadline),
             )
             .await;
@@ -117,10 +163,7 @@ impl Page {
     pub async fn element_object(&self, locator: &Locator) -> Result<Option<String>, DriverError> {
         let expr = format!("({DOM_JS})(\"element\", {}, {{}})", locator_spec(locator));
         let r = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expr, "awaitPromise": true, "returnByValue": false }),
-            )
+            .evaluate(json!({ "expression": expr, "awaitPromise": true, "returnByValue": false }))
             .await
             .map_err(|e| DriverError::new("web.cdp.failed", e.to_string()))?;
         if r["result"]["subtype"] == "node" {
@@ -139,10 +182,7 @@ impl Page {
 
     /// Navigates and waits for the load event, then settles.
     pub async fn navigate(&self, url: &str, deadline: Deadline) -> Result<(), DriverError> {
-        let (load0, seq0) = {
-            let st = self.sh.st();
-            (st.load_seq, st.net_seq)
-        };
+        let (load0, seq0) = (self.load_count(), self.sh.st().net_seq);
         let r = self
             .sh
             .cdp
@@ -168,13 +208,14 @@ impl Page {
         self.settle(seq0, deadline).await
     }
 
-    /// Waits until the main frame fired a load event after `load0`.
+    /// Waits until this page fired a load event after `load0` (see
+    /// [`Page::load_count`]).
     pub async fn wait_load(&self, load0: u64, deadline: Deadline) -> Result<(), DriverError> {
         let mut rx = self.sh.changed.subscribe();
         loop {
             {
                 let st = self.sh.st();
-                if st.load_seq > load0 {
+                if st.loads.get(&self.session).copied().unwrap_or(0) > load0 {
                     return Ok(());
                 }
                 if st.crashed {
@@ -198,9 +239,19 @@ impl Page {
         let mut last_busy: Option<String> = None;
         loop {
             let pending = self.pending_requests(since_seq);
-            let s = match self.eval("settle", &json!({}), &json!({}), deadline).await {
+            // A popup may close itself (its evaluations then go unanswered):
+            // ask it in short slices.
+            let popup = self.sh.st().main_session.as_deref() != Some(self.session.as_str());
+            let slice = if popup {
+                Deadline::after_ms(1000).min(deadline)
+            } else {
+                deadline
+            };
+            let s = match self.eval("settle", &json!({}), &json!({}), slice).await {
                 Ok(v) => Some(v),
+                Err(_) if self.closed() => return Ok(()),
                 Err(EvalError::Transient(_)) => None,
+                Err(EvalError::Fatal(_)) if popup && !deadline.expired() => None,
                 Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
             };
             let mut waiting = pending > 0;
@@ -255,6 +306,13 @@ impl Page {
             }
             self.changed_or(Duration::from_millis(100), deadline).await;
         }
+    }
+
+    /// A popup page that closed (the step closed it): nothing to settle.
+    fn closed(&self) -> bool {
+        let st = self.sh.st();
+        st.main_session.as_deref() != Some(self.session.as_str())
+            && !st.ready.contains(&self.session)
     }
 
     fn pending_requests(&self, since_seq: u64) -> usize {

@@ -127,6 +127,7 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         sh: sh.clone(),
         session,
         settle_ms,
+        frame: None,
     };
     let s = Some(page.session.as_str());
     let (a, b, c, d) = tokio::join!(
@@ -297,7 +298,18 @@ impl SurfaceSession for WebSession {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
-        let r = steps::perform(&self.page, &self.base, &self.ctx.evidence, step, deadline).await;
+        let r = match crate::scope::enter(&self.page, step, true, deadline).await {
+            Ok(crate::scope::Entered::Ready(scope)) => {
+                let r = steps::perform(&scope.page, &self.base, &self.ctx.evidence, step, deadline)
+                    .await;
+                scope.leave().await;
+                r
+            }
+            Ok(crate::scope::Entered::NotYet(why)) => {
+                Err(DriverError::new("web.target.frame_not_found", why))
+            }
+            Err(e) => Err(e),
+        };
         let obs = self.take_observations();
         match r {
             Ok(mut o) => {
@@ -314,14 +326,33 @@ impl SurfaceSession for WebSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
-        steps::verify(&self.page, step, deadline).await
+        match crate::scope::enter(&self.page, step, false, deadline).await? {
+            crate::scope::Entered::Ready(scope) => {
+                let r = steps::verify(&scope.page, step, deadline).await;
+                scope.leave().await;
+                r
+            }
+            crate::scope::Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
+        }
     }
 
     async fn capture_failure(&mut self, step: &Step) -> Vec<qa_core::Artifact> {
         let mut named = step.clone();
         named.name = Some(format!("failure-step{}", step.index + 1));
-        crate::artifacts::screenshot(
-            &self.page,
+        // A step in a popup leaves the popup's picture; a step in a frame
+        // (or a closed popup) the page's.
+        let popup = match &step.target {
+            Some(t) if t.kind == qa_core::flow::StepTargetKind::Popup => {
+                crate::scope::popup_page(&self.page, t.name.as_deref().unwrap_or("")).ok()
+            }
+            _ => None,
+        };
+        let page = popup.as_ref().unwrap_or(&self.page);
+        if popup.is_some() {
+            let _ = page.call("Page.bringToFront", json!({})).await;
+        }
+        let shot = crate::artifacts::screenshot(
+            page,
             &self.ctx.evidence,
             &named,
             None,
@@ -329,7 +360,11 @@ impl SurfaceSession for WebSession {
             Deadline::after_ms(4000),
         )
         .await
-        .unwrap_or_default()
+        .unwrap_or_default();
+        if popup.is_some() {
+            let _ = self.page.call("Page.bringToFront", json!({})).await;
+        }
+        shot
     }
 
     async fn close(mut self: Box<Self>, deadline: Deadline) -> CloseResult {

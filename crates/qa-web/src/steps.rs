@@ -107,7 +107,7 @@ pub async fn perform(
             page.navigate(u.as_str(), deadline).await?;
         }
         BrowserAction::Reload(_) => {
-            let load0 = page.sh.st().load_seq;
+            let load0 = page.load_count();
             page.call("Page.reload", json!({}))
                 .await
                 .map_err(|e| DriverError::new("web.navigation.failed", e.to_string()))?;

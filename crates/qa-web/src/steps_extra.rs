@@ -122,7 +122,7 @@ async fn drag_to(
         let f = f64::from(i) / f64::from(DRAG_STEPS);
         (sx + (tx - sx) * f, sy + (ty - sy) * f)
     };
-    page.call("Runtime.evaluate", json!({ "expression": ARM_DRAG }))
+    page.evaluate(json!({ "expression": ARM_DRAG }))
         .await
         .map_err(cdp_err("web.drag.failed"))?;
     mouse(page, "mouseMoved", sx, sy, 0).await?;
@@ -137,10 +137,7 @@ async fn drag_to(
     let first = at(1);
     let moved = mouse(page, "mouseMoved", first.0, first.1, 1).await;
     let started = page
-        .call(
-            "Runtime.evaluate",
-            json!({ "expression": CHECK_DRAG, "returnByValue": true }),
-        )
+        .evaluate(json!({ "expression": CHECK_DRAG, "returnByValue": true }))
         .await
         .map(|v| v["result"]["value"] == true)
         .unwrap_or(false);
@@ -351,7 +348,14 @@ async fn open_popup(
             "openPopup needs the step's name: the popup is remembered under it",
         )
     })?;
-    if page.sh.st().popups.contains_key(&name) {
+    let taken = {
+        let st = page.sh.st();
+        // A closed popup's name may be reused.
+        st.popups
+            .get(&name)
+            .is_some_and(|p| st.ready.contains(&p.session))
+    };
+    if taken {
         return Err(DriverError::new(
             "web.popup.name_taken",
             format!("a popup named {name:?} is already open"),
@@ -395,6 +399,7 @@ async fn open_popup(
     };
     let popup = Page {
         session: sid.clone(),
+        frame: None,
         ..page.clone()
     };
     let close = || async {
