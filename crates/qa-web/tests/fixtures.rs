@@ -3,24 +3,6 @@
 mod common;
 use common::*;
 
-fn web_dir() -> std::path::PathBuf {
-    fixtures()
-}
-
-async fn run(flow: &str) -> Outcome {
-    let o = run_flow(flow, &web_dir()).await;
-    assert!(
-        o.close.cleanup.left.is_empty(),
-        "cleanup left processes: {:?}",
-        o.close.cleanup.left
-    );
-    assert!(
-        processes_mentioning(&o.profile_dir).is_empty(),
-        "a Chromium process outlived close"
-    );
-    o
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn form_fill_click_and_assert() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/form.html" }, "steps": [

@@ -5,20 +5,6 @@ mod common;
 use common::*;
 use qa_core::SurfaceDriver;
 
-async fn run(flow: &str) -> Outcome {
-    let o = run_flow(flow, &fixtures()).await;
-    assert!(
-        o.close.cleanup.left.is_empty(),
-        "cleanup left processes: {:?}",
-        o.close.cleanup.left
-    );
-    assert!(
-        processes_mentioning(&o.profile_dir).is_empty(),
-        "a Chromium process outlived close"
-    );
-    o
-}
-
 fn detail(o: &Outcome, i: usize) -> String {
     o.steps[i]
         .as_ref()

@@ -6,20 +6,6 @@
 mod common;
 use common::*;
 
-async fn run(flow: &str) -> Outcome {
-    let o = run_flow(flow, &fixtures()).await;
-    assert!(
-        o.close.cleanup.left.is_empty(),
-        "cleanup left processes: {:?}",
-        o.close.cleanup.left
-    );
-    assert!(
-        processes_mentioning(&o.profile_dir).is_empty(),
-        "a Chromium process outlived close"
-    );
-    o
-}
-
 const INNER: &str = r#"{ "type": "frame", "locator": { "css": "iframe#inner" } }"#;
 
 #[test]

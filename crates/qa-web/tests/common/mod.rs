@@ -277,3 +277,19 @@ pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
     }
     out
 }
+
+/// Runs a flow against the web fixtures and checks that closing left no
+/// process behind (the cleanup report and `/proc` agree).
+pub async fn run(flow: &str) -> Outcome {
+    let o = run_flow(flow, &fixtures()).await;
+    assert!(
+        o.close.cleanup.left.is_empty(),
+        "cleanup left processes: {:?}",
+        o.close.cleanup.left
+    );
+    assert!(
+        processes_mentioning(&o.profile_dir).is_empty(),
+        "a Chromium process outlived close"
+    );
+    o
+}
