@@ -3,9 +3,12 @@
 //! - `cargo xtask deps`     install the Debian packages the tests need (idempotent)
 //! - `cargo xtask schemas`  regenerate `schemas/*.schema.json` from the Rust types
 //! - `cargo xtask test`     `deps`, then build and run the whole test suite
+//!   (`--repeat N`: run it N times and list every test that failed in any run)
 //! - `cargo xtask ci`       `test` plus formatting and clippy checks
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
 //! - `cargo xtask bench`    side-by-side wall time against a peer (ratios)
+
+mod repeat;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -144,13 +147,38 @@ fn cargo() -> Command {
     c
 }
 
-fn test() -> bool {
+fn test(runs: Option<usize>) -> bool {
     if !deps() {
         return false;
     }
     // Build everything first (binaries the end-to-end tests run), then test.
-    run(cargo().args(["build", "--workspace", "--all-targets"]))
-        && run(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+    if !run(cargo().args(["build", "--workspace", "--all-targets"])) {
+        return false;
+    }
+    match runs {
+        None => run(cargo().args(["test", "--workspace", "--no-fail-fast"])),
+        Some(n) => repeat::repeat(n, || {
+            let mut c = cargo();
+            c.args(["test", "--workspace", "--no-fail-fast"]);
+            c
+        }),
+    }
+}
+
+/// `test [--repeat N]`.
+fn test_args(args: &[String]) -> Result<Option<usize>, String> {
+    match args {
+        [] => Ok(None),
+        [flag, n] if flag == "--repeat" => match n.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(format!(
+                "--repeat takes a whole number of runs (1 or more), not {n:?}"
+            )),
+        },
+        _ => Err(format!(
+            "unexpected arguments {args:?}; usage: cargo xtask test [--repeat N]"
+        )),
+    }
 }
 
 fn deny() -> bool {
@@ -295,7 +323,7 @@ fn ci() -> bool {
             "-D",
             "warnings",
         ]))
-        && test()
+        && test(None)
 }
 
 fn main() -> ExitCode {
@@ -303,7 +331,13 @@ fn main() -> ExitCode {
     let ok = match args.first().map(String::as_str) {
         Some("deps") => deps(),
         Some("schemas") => schemas(),
-        Some("test") => test(),
+        Some("test") => match test_args(&args[1..]) {
+            Ok(r) => test(r),
+            Err(e) => {
+                eprintln!("xtask test: {e}");
+                return ExitCode::from(2);
+            }
+        },
         Some("ci") => ci(),
         Some("deny") => deny(),
         Some("bench") => bench(),
@@ -313,6 +347,7 @@ fn main() -> ExitCode {
                  \n  deps     install the Debian packages the tests need (idempotent)\
                  \n  schemas  regenerate schemas/*.schema.json from the Rust types\
                  \n  test     deps, then build and run the whole test suite\
+                 \n           (--repeat N: N runs, then every test that failed in any)\
                  \n  ci       formatting, clippy, then test\
                  \n  deny     cargo-deny: licenses, bans, sources (deny.toml)\
                  \n  bench    side-by-side wall time against a peer, as ratios"

@@ -69,7 +69,7 @@ pub async fn actionable(
                         );
                     }
                     Err(EvalError::Transient(m)) => last = m,
-                    Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+                    Err(EvalError::Fatal(e)) => return Err(e.into()),
                 }
             }
             Ok(v) => match v["status"].as_str().unwrap_or("") {
@@ -120,7 +120,7 @@ pub async fn actionable(
                 }
                 last = "the document was being replaced".into();
             }
-            Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+            Err(EvalError::Fatal(e)) => return Err(e.into()),
         }
         if !cadence.wait(deadline).await {
             return Err(DriverError::new(

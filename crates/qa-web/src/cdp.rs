@@ -43,8 +43,43 @@ pub enum CdpError {
     },
     /// The connection is gone.
     Closed,
-    /// No answer in time.
-    Timeout,
+    /// The target the call was addressed to detached, closed or crashed
+    /// before it answered (or before the call was sent).
+    TargetClosed {
+        /// The method that was called.
+        method: String,
+        /// The target's kind (`page`, `iframe`, `worker`, …).
+        kind: String,
+        /// The target crashed (rather than closed or detached).
+        crashed: bool,
+    },
+    /// No answer before the call's bound.
+    Timeout {
+        /// The method that was called.
+        method: String,
+        /// The target's kind (`browser` for the browser session).
+        kind: String,
+        /// The bound that passed, in ms.
+        after_ms: u64,
+    },
+}
+
+impl CdpError {
+    /// The stable error code for a [`qa_core::DriverError`] made from this.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CdpError::Protocol { .. } => "web.cdp.protocol",
+            CdpError::Closed => "web.cdp.closed",
+            CdpError::TargetClosed { crashed: true, .. } => "web.cdp.target_crashed",
+            CdpError::TargetClosed { .. } => "web.cdp.target_closed",
+            CdpError::Timeout { .. } => "web.cdp.timeout",
+        }
+    }
+
+    /// Whether the addressed target is gone (closed, detached or crashed).
+    pub fn target_gone(&self) -> bool {
+        matches!(self, CdpError::TargetClosed { .. })
+    }
 }
 
 impl std::fmt::Display for CdpError {
@@ -52,14 +87,64 @@ impl std::fmt::Display for CdpError {
         match self {
             CdpError::Protocol { code, message } => write!(f, "protocol error {code}: {message}"),
             CdpError::Closed => f.write_str("the DevTools connection is closed"),
-            CdpError::Timeout => f.write_str("no answer from the browser in time"),
+            CdpError::TargetClosed {
+                method,
+                kind,
+                crashed,
+            } => write!(
+                f,
+                "the {kind} target {} before it answered {method}",
+                if *crashed { "crashed" } else { "closed" }
+            ),
+            CdpError::Timeout {
+                method,
+                kind,
+                after_ms,
+            } => write!(
+                f,
+                "no answer to {method} from the {kind} target within {after_ms} ms"
+            ),
         }
     }
 }
 
 impl std::error::Error for CdpError {}
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, CdpError>>>>>;
+impl From<CdpError> for qa_core::DriverError {
+    fn from(e: CdpError) -> Self {
+        qa_core::DriverError::new(e.code(), e.to_string())
+    }
+}
+
+/// A call waiting for its answer.
+struct Waiter {
+    session: Option<String>,
+    method: String,
+    tx: oneshot::Sender<Result<Value, CdpError>>,
+}
+
+/// What the reader knows of the flat sessions: their kinds, and which are
+/// gone (calls to those fail at once).
+#[derive(Default)]
+struct Sessions {
+    kinds: HashMap<String, String>,
+    /// Target id → session id (for `Target.targetCrashed`).
+    targets: HashMap<String, String>,
+    /// Sessions that detached or crashed → crashed?
+    gone: HashMap<String, bool>,
+}
+
+/// Bound on remembered gone sessions (oldest forgotten first is not needed:
+/// a run attaches far fewer targets than this).
+const MAX_GONE: usize = 10_000;
+
+#[derive(Default)]
+struct Book {
+    waiters: HashMap<u64, Waiter>,
+    sessions: Sessions,
+}
+
+type Pending = Arc<Mutex<Book>>;
 
 /// The connection.
 pub struct Cdp {
@@ -108,7 +193,7 @@ impl Cdp {
         let write_stream = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
         let shutdown = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
         let writer = WebSocket::from_raw_socket(write_stream, Role::Client, Some(config()));
-        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
+        let pending: Pending = Arc::new(Mutex::new(Book::default()));
         let open = Arc::new(AtomicBool::new(true));
         let (tx, rx) = mpsc::unbounded_channel();
         let events_in = Arc::new(AtomicU64::new(0));
@@ -158,14 +243,38 @@ impl Cdp {
             msg["sessionId"] = Value::String(s.to_string());
         }
         let (tx, rx) = oneshot::channel();
-        self.pending.lock().expect("pending lock").insert(id, tx);
+        let kind = {
+            let mut book = self.pending.lock().expect("pending lock");
+            if let Some(s) = session {
+                if let Some(&crashed) = book.sessions.gone.get(s) {
+                    return Err(CdpError::TargetClosed {
+                        method: method.to_string(),
+                        kind: book.sessions.kind_of(Some(s)),
+                        crashed,
+                    });
+                }
+            }
+            book.waiters.insert(
+                id,
+                Waiter {
+                    session: session.map(str::to_string),
+                    method: method.to_string(),
+                    tx,
+                },
+            );
+            book.sessions.kind_of(session)
+        };
         let text = msg.to_string();
         let sent = {
             let mut w = self.writer.lock().expect("writer lock");
             w.send(Message::text(text))
         };
         if sent.is_err() {
-            self.pending.lock().expect("pending lock").remove(&id);
+            self.pending
+                .lock()
+                .expect("pending lock")
+                .waiters
+                .remove(&id);
             self.open.store(false, Ordering::SeqCst);
             return Err(CdpError::Closed);
         }
@@ -173,8 +282,16 @@ impl Cdp {
             Ok(Ok(r)) => r,
             Ok(Err(_)) => Err(CdpError::Closed),
             Err(_) => {
-                self.pending.lock().expect("pending lock").remove(&id);
-                Err(CdpError::Timeout)
+                self.pending
+                    .lock()
+                    .expect("pending lock")
+                    .waiters
+                    .remove(&id);
+                Err(CdpError::Timeout {
+                    method: method.to_string(),
+                    kind,
+                    after_ms: timeout.as_millis() as u64,
+                })
             }
         }
     }
@@ -201,6 +318,88 @@ impl Cdp {
     }
 }
 
+impl Sessions {
+    fn kind_of(&self, session: Option<&str>) -> String {
+        match session {
+            None => "browser".into(),
+            Some(s) => self.kinds.get(s).cloned().unwrap_or_else(|| "page".into()),
+        }
+    }
+}
+
+impl Book {
+    /// Marks `session` gone and fails every call waiting on it at once.
+    fn gone(&mut self, session: &str, crashed: bool) {
+        if self.sessions.gone.len() < MAX_GONE {
+            let e = self
+                .sessions
+                .gone
+                .entry(session.to_string())
+                .or_insert(false);
+            *e |= crashed;
+        }
+        let kind = self.sessions.kind_of(Some(session));
+        let ids: Vec<u64> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.session.as_deref() == Some(session))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(w) = self.waiters.remove(&id) {
+                let _ = w.tx.send(Err(CdpError::TargetClosed {
+                    method: w.method,
+                    kind: kind.clone(),
+                    crashed,
+                }));
+            }
+        }
+    }
+
+    /// Keeps the session table current from one event (before the event is
+    /// handed on, so a call made after it sees the change).
+    fn track(&mut self, session: Option<&str>, method: &str, params: &Value) {
+        match method {
+            "Target.attachedToTarget" => {
+                if let Some(s) = params["sessionId"].as_str() {
+                    let info = &params["targetInfo"];
+                    let kind = info["type"].as_str().unwrap_or("other").to_string();
+                    self.sessions.kinds.insert(s.to_string(), kind);
+                    if let Some(t) = info["targetId"].as_str() {
+                        self.sessions.targets.insert(t.to_string(), s.to_string());
+                    }
+                    self.sessions.gone.remove(s);
+                }
+            }
+            "Target.detachedFromTarget" => {
+                if let Some(s) = params["sessionId"].as_str() {
+                    self.gone(s, false);
+                }
+            }
+            "Target.targetCrashed" => {
+                if let Some(s) = params["targetId"]
+                    .as_str()
+                    .and_then(|t| self.sessions.targets.get(t))
+                    .cloned()
+                {
+                    self.gone(&s, true);
+                }
+            }
+            "Inspector.targetCrashed" => {
+                if let Some(s) = session {
+                    self.gone(s, true);
+                }
+            }
+            "Inspector.detached" => {
+                if let Some(s) = session {
+                    self.gone(s, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn read_loop(
     mut ws: WebSocket<TcpStream>,
     pending: Pending,
@@ -222,9 +421,23 @@ fn read_loop(
             continue;
         };
         if let Some(id) = v.get("id").and_then(Value::as_u64) {
-            let tx = pending.lock().expect("pending lock").remove(&id);
-            if let Some(tx) = tx {
+            let w = pending.lock().expect("pending lock").waiters.remove(&id);
+            if let Some(w) = w {
                 let r = if let Some(e) = v.get("error") {
+                    let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+                    if w.session.is_some() && message.contains("Session with given id not found") {
+                        let kind = pending
+                            .lock()
+                            .expect("pending lock")
+                            .sessions
+                            .kind_of(w.session.as_deref());
+                        let _ = w.tx.send(Err(CdpError::TargetClosed {
+                            method: w.method,
+                            kind,
+                            crashed: false,
+                        }));
+                        continue;
+                    }
                     Err(CdpError::Protocol {
                         code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
                         message: e
@@ -236,7 +449,7 @@ fn read_loop(
                 } else {
                     Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
                 };
-                let _ = tx.send(r);
+                let _ = w.tx.send(r);
             }
         } else if let Some(method) = v.get("method").and_then(Value::as_str) {
             let ev = CdpEvent {
@@ -247,11 +460,16 @@ fn read_loop(
                 method: method.to_string(),
                 params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
             };
+            pending.lock().expect("pending lock").track(
+                ev.session.as_deref(),
+                &ev.method,
+                &ev.params,
+            );
             events_in.fetch_add(1, Ordering::SeqCst);
             let _ = events.send(ev);
         }
     }
     open.store(false, Ordering::SeqCst);
     // Fail every waiting call at once.
-    pending.lock().expect("pending lock").clear();
+    pending.lock().expect("pending lock").waiters.clear();
 }

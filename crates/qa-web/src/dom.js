@@ -220,7 +220,13 @@ async (op, spec, arg) => {
     if (e.tagName === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes((e.type || '').toLowerCase());
     return e.isContentEditable;
   };
-  const raf = () => new Promise((r) => requestAnimationFrame(() => r()));
+  // One animation frame. A page in the background gets none; a timer (not
+  // throttled: Chromium runs with background throttling off) stands in so
+  // an evaluation can never wait forever.
+  const raf = () => new Promise((r) => {
+    requestAnimationFrame(() => r());
+    setTimeout(r, document.visibilityState === 'visible' ? 250 : 20);
+  });
   const checked = (e) => {
     if (e.tagName === 'INPUT' && ['checkbox', 'radio'].includes(e.type)) return e.checked;
     const a = e.getAttribute('aria-checked');

@@ -111,6 +111,13 @@ pub struct PageState {
     /// The default execution context of each frame: (session, frame id) →
     /// context id, from `Runtime.executionContextCreated`.
     pub frame_contexts: HashMap<(String, String), i64>,
+    /// The page session believed to be in front (`None`: unknown). A new
+    /// window or tab comes to the front when it opens and backgrounds its
+    /// opener, whose animation frames and screenshots then stall; steps
+    /// bring their page back first ([`crate::page::Page::ensure_front`]).
+    pub front: Option<String>,
+    /// Popup sessions closed because their document left the allowlist.
+    pub closed_popups: HashSet<String>,
 }
 
 /// A subscription to raw events by method name (see [`Shared::tap`]).
@@ -282,12 +289,26 @@ fn handle(sh: &Arc<Shared>, ev: CdpEvent) {
     let p = &ev.params;
     match ev.method.as_str() {
         "Fetch.requestPaused" => on_request_paused(sh, ev),
-        "Target.attachedToTarget" => on_attached(sh, p.clone()),
+        "Target.attachedToTarget" => {
+            if p["targetInfo"]["type"] == "page" {
+                let mut st = sh.st();
+                if st.main_session.is_some() {
+                    // A new window or tab opens in front of its opener.
+                    st.front = p["sessionId"].as_str().map(str::to_string);
+                }
+            }
+            on_attached(sh, p.clone())
+        }
         "Target.detachedFromTarget" => {
             if let Some(s) = p["sessionId"].as_str() {
                 let mut st = sh.st();
                 st.sessions.retain(|_, v| v != s);
                 st.ready.remove(s);
+                if st.front.as_deref() == Some(s) {
+                    st.front = None;
+                }
+                drop(st);
+                sh.bump();
             }
         }
         "Network.requestWillBeSent" => {
@@ -506,7 +527,8 @@ fn on_request_paused(sh: &Arc<Shared>, ev: CdpEvent) {
         Decision::Block(origin) => {
             if p["resourceType"] == "Document" {
                 let s = ev.session.clone().unwrap_or_default();
-                *sh.st().blocked_documents.entry(s).or_insert(0) += 1;
+                *sh.st().blocked_documents.entry(s.clone()).or_insert(0) += 1;
+                close_blocked_popup(sh, &s, p["frameId"].as_str().unwrap_or(""), &origin);
             }
             sh.record_blocked(&origin);
             (
@@ -518,6 +540,44 @@ fn on_request_paused(sh: &Arc<Shared>, ev: CdpEvent) {
     let cdp = sh.cdp.clone();
     tokio::spawn(async move {
         let _ = cdp.call(ev.session.as_deref(), method, params).await;
+    });
+}
+
+/// A popup window (any page but the main one) whose own document was
+/// blocked by containment is closed, so that it cannot hold the front or
+/// keep a blank window around; the opener stays fully usable. Reported
+/// once per popup.
+fn close_blocked_popup(sh: &Arc<Shared>, session: &str, frame_id: &str, origin: &str) {
+    let target = {
+        let mut st = sh.st();
+        let is_popup_page = st.session_type.get(session).map(String::as_str) == Some("page")
+            && st.main_session.as_deref() != Some(session);
+        let target = st
+            .sessions
+            .iter()
+            .find(|(_, s)| s.as_str() == session)
+            .map(|(t, _)| t.clone());
+        // Only the popup's own document (its main frame id is its target
+        // id); a blocked iframe inside it leaves the popup open.
+        match target {
+            Some(t) if is_popup_page && t == frame_id => {
+                if !st.closed_popups.insert(session.to_string()) {
+                    return;
+                }
+                st.observations.push(format!(
+                    "a popup window to {origin} was blocked by containment and closed"
+                ));
+                t
+            }
+            _ => return,
+        }
+    };
+    sh.bump();
+    let cdp = sh.cdp.clone();
+    tokio::spawn(async move {
+        let _ = cdp
+            .call(None, "Target.closeTarget", json!({ "targetId": target }))
+            .await;
     });
 }
 
@@ -623,9 +683,16 @@ fn on_attached(sh: &Arc<Shared>, p: Value) {
         }
         {
             let mut st = sh.st();
+            if !st.sessions.values().any(|v| *v == sid) {
+                // It detached (closed) while it was being set up.
+                drop(st);
+                sh.bump();
+                return;
+            }
             st.ready.insert(sid.clone());
             if kind == "page" && st.main_session.is_none() {
                 st.main_session = Some(sid.clone());
+                st.front = Some(sid.clone());
             } else if kind == "page" {
                 st.observations
                     .push("a popup window opened (its requests are contained too)".into());

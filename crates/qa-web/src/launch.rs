@@ -123,6 +123,13 @@ pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str, proxy: &str
         "--no-pings".into(),
         "--mute-audio".into(),
         "--hide-scrollbars".into(),
+        // A page behind another window keeps its timers and renderer
+        // priority: steps drive openers while popups are open.
+        "--disable-background-timer-throttling".into(),
+        "--disable-backgrounding-occluded-windows".into(),
+        "--disable-renderer-backgrounding".into(),
+        "--disable-ipc-flooding-protection".into(),
+        "--disable-hang-monitor".into(),
         "--password-store=basic".into(),
         "--use-mock-keychain".into(),
         "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater,NetworkTimeServiceQuerying".into(),

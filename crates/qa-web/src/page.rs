@@ -21,8 +21,8 @@ pub const LONG_LIVED_REQUEST_MS: u64 = 5_000;
 pub enum EvalError {
     /// The document changed under us (navigation); retry.
     Transient(String),
-    /// The connection is gone or the call timed out.
-    Fatal(String),
+    /// The connection or the target is gone, or the call timed out.
+    Fatal(CdpError),
 }
 
 /// The main page of a session.
@@ -80,6 +80,30 @@ impl Page {
     /// A raw call on the page session.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
         self.sh.cdp.call(Some(&self.session), method, params).await
+    }
+
+    /// Whether this page is a popup (any page but the session's main one).
+    pub fn is_popup(&self) -> bool {
+        self.sh.st().main_session.as_deref() != Some(self.session.as_str())
+    }
+
+    /// Brings this page to the front unless it is known to be there: a
+    /// background page gets no animation frames (the stability check) and
+    /// no screenshots. A page that is gone fails with its own code.
+    pub async fn ensure_front(&self) -> Result<(), DriverError> {
+        if self.sh.st().front.as_deref() == Some(self.session.as_str()) {
+            return Ok(());
+        }
+        match self.call("Page.bringToFront", json!({})).await {
+            Ok(_) => {
+                self.sh.st().front = Some(self.session.clone());
+                Ok(())
+            }
+            Err(e @ CdpError::Protocol { .. }) => {
+                Err(DriverError::new("web.page.front", e.to_string()))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The same page with its main frame as scope.
@@ -153,7 +177,14 @@ impl Page {
                 Ok(v["result"]["value"].clone())
             }
             Err(CdpError::Protocol { message, .. }) => Err(EvalError::Transient(message)),
-            Err(e) => Err(EvalError::Fatal(e.to_string())),
+            // Bounded by the step deadline and out of time: the caller's
+            // retry loop ends with what it last observed (not a hang).
+            Err(CdpError::Timeout { .. }) if deadline.remaining() < Duration::from_millis(50) => {
+                Err(EvalError::Transient(
+                    "the page did not answer before the step deadline".into(),
+                ))
+            }
+            Err(e) => Err(EvalError::Fatal(e)),
         }
     }
 
@@ -241,7 +272,7 @@ impl Page {
             let pending = self.pending_requests(since_seq);
             // A popup may close itself (its evaluations then go unanswered):
             // ask it in short slices.
-            let popup = self.sh.st().main_session.as_deref() != Some(self.session.as_str());
+            let popup = self.is_popup();
             let slice = if popup {
                 Deadline::after_ms(1000).min(deadline)
             } else {
@@ -252,7 +283,7 @@ impl Page {
                 Err(_) if self.closed() => return Ok(()),
                 Err(EvalError::Transient(_)) => None,
                 Err(EvalError::Fatal(_)) if popup && !deadline.expired() => None,
-                Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+                Err(EvalError::Fatal(e)) => return Err(e.into()),
             };
             let mut waiting = pending > 0;
             if let Some(s) = &s {
@@ -347,12 +378,18 @@ impl Page {
         Ok(())
     }
 
-    /// One input call.
+    /// One input call. A popup that closes itself in answer to the input
+    /// (a "Close" button) took the input: that is not an error.
     pub async fn input(&self, method: &str, params: Value) -> Result<(), DriverError> {
-        self.call(method, params)
-            .await
-            .map(|_| ())
-            .map_err(|e| DriverError::new("web.input.failed", format!("{method}: {e}")))
+        match self.call(method, params).await {
+            Ok(_) => Ok(()),
+            Err(e) if e.target_gone() && self.is_popup() => Ok(()),
+            Err(e @ CdpError::Protocol { .. }) => Err(DriverError::new(
+                "web.input.failed",
+                format!("{method}: {e}"),
+            )),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Presses a key chord (keyDown, keyUp) on the focused element.

@@ -3,9 +3,11 @@
 //! an earlier `openPopup`; with `"target": { "type": "frame", "locator": … }`
 //! the document of a same-origin `<iframe>` of the page.
 //!
-//! A popup is driven through its own flat session and brought to the front
-//! for the step (a background page gets no animation frames, which the
-//! stability check needs); the main page comes back to the front after it.
+//! Every step first brings its page to the front unless it is known to be
+//! there (a background page gets no animation frames, which the stability
+//! check needs, and no screenshots): a popup for a popup step, the main page
+//! otherwise — also after a click opened a window in front of it.
+//! A popup is driven through its own flat session.
 //! A frame is driven through the same page session, evaluating in the
 //! frame's default execution context (tracked from
 //! `Runtime.executionContextCreated`, so it follows the frame's
@@ -26,11 +28,10 @@ pub struct FrameRef {
     pub locator: Locator,
 }
 
-/// The page a step runs against, and how to restore the main page after.
+/// The page a step runs against.
 pub struct Scope {
     /// The scoped page (popup page, or the page with a frame scope).
     pub page: Page,
-    main: Page,
     popup: bool,
 }
 
@@ -38,13 +39,6 @@ impl Scope {
     /// Whether the scope is a popup.
     pub fn is_popup(&self) -> bool {
         self.popup
-    }
-
-    /// Ends the step: the main page back to the front after a popup step.
-    pub async fn leave(self) {
-        if self.popup {
-            let _ = self.main.call("Page.bringToFront", json!({})).await;
-        }
     }
 }
 
@@ -59,7 +53,6 @@ pub enum Entered {
 fn main_scope(main: &Page) -> Scope {
     Scope {
         page: main.clone(),
-        main: main.clone(),
         popup: false,
     }
 }
@@ -103,19 +96,23 @@ pub async fn enter(
     deadline: Deadline,
 ) -> Result<Entered, DriverError> {
     let Some(t) = &step.target else {
+        main.ensure_front().await?;
         return Ok(Entered::Ready(Box::new(main_scope(main))));
     };
     match t.kind {
         StepTargetKind::Popup => {
             let page = popup_page(main, t.name.as_deref().unwrap_or(""))?;
-            // A background page gets no animation frames: the popup comes
-            // to the front for the step.
-            let _ = page.call("Page.bringToFront", json!({})).await;
-            Ok(Entered::Ready(Box::new(Scope {
-                page,
-                main: main.clone(),
-                popup: true,
-            })))
+            page.ensure_front().await.map_err(|e| {
+                if e.code.starts_with("web.cdp.target_") {
+                    DriverError::new(
+                        "web.target.popup_closed",
+                        format!("the popup {:?} has closed", t.name.as_deref().unwrap_or("")),
+                    )
+                } else {
+                    e
+                }
+            })?;
+            Ok(Entered::Ready(Box::new(Scope { page, popup: true })))
         }
         StepTargetKind::Frame => {
             if matches!(
@@ -133,6 +130,7 @@ pub async fn enter(
                     "a frame target needs the locator of its <iframe>",
                 ));
             };
+            main.ensure_front().await?;
             let mut cadence = Cadence::new();
             loop {
                 match frame_once(main, loc, deadline).await? {
@@ -142,7 +140,7 @@ pub async fn enter(
                                 frame: Some(f),
                                 ..main.clone()
                             },
-                            main: main.clone(),
+
                             popup: false,
                         })))
                     }
@@ -183,7 +181,7 @@ async fn frame_once(
     {
         Ok(v) => v,
         Err(EvalError::Transient(_)) => return Ok(Err("the page was being replaced".into())),
-        Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+        Err(EvalError::Fatal(e)) => return Err(e.into()),
     };
     match v["status"].as_str().unwrap_or("") {
         "ok" => {}

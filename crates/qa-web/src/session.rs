@@ -300,10 +300,7 @@ impl SurfaceSession for WebSession {
     ) -> Result<StepOutcome, DriverError> {
         let r = match crate::scope::enter(&self.page, step, true, deadline).await {
             Ok(crate::scope::Entered::Ready(scope)) => {
-                let r = steps::perform(&scope.page, &self.base, &self.ctx.evidence, step, deadline)
-                    .await;
-                scope.leave().await;
-                r
+                steps::perform(&scope.page, &self.base, &self.ctx.evidence, step, deadline).await
             }
             Ok(crate::scope::Entered::NotYet(why)) => {
                 Err(DriverError::new("web.target.frame_not_found", why))
@@ -327,11 +324,7 @@ impl SurfaceSession for WebSession {
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
         match crate::scope::enter(&self.page, step, false, deadline).await? {
-            crate::scope::Entered::Ready(scope) => {
-                let r = steps::verify(&scope.page, step, deadline).await;
-                scope.leave().await;
-                r
-            }
+            crate::scope::Entered::Ready(scope) => steps::verify(&scope.page, step, deadline).await,
             crate::scope::Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
         }
     }
@@ -348,9 +341,7 @@ impl SurfaceSession for WebSession {
             _ => None,
         };
         let page = popup.as_ref().unwrap_or(&self.page);
-        if popup.is_some() {
-            let _ = page.call("Page.bringToFront", json!({})).await;
-        }
+        let _ = page.ensure_front().await;
         let shot = crate::artifacts::screenshot(
             page,
             &self.ctx.evidence,
@@ -361,9 +352,6 @@ impl SurfaceSession for WebSession {
         )
         .await
         .unwrap_or_default();
-        if popup.is_some() {
-            let _ = self.page.call("Page.bringToFront", json!({})).await;
-        }
         shot
     }
 

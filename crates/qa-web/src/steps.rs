@@ -450,7 +450,7 @@ pub(crate) async fn eval_once(
     loop {
         match page.eval(op, spec, arg, deadline).await {
             Ok(v) => return Ok(v),
-            Err(EvalError::Fatal(m)) => return Err(DriverError::new("web.cdp.closed", m)),
+            Err(EvalError::Fatal(e)) => return Err(e.into()),
             Err(EvalError::Transient(m)) => {
                 if m.contains("SyntaxError") || m.contains("not a valid selector") {
                     return Err(DriverError::new(

@@ -4,7 +4,7 @@
 //! [`crate::diagnostics`].)
 
 use crate::actionability::actionable;
-use crate::page::{locator_spec, Page};
+use crate::page::{locator_spec, EvalError, Page};
 use base64::Engine;
 use qa_core::flow::{AuthRejectedIf, BrowserAction, Download, DragTo, OpenPopup, UploadFiles};
 use qa_core::{
@@ -372,7 +372,11 @@ async fn open_popup(
             st.session_type
                 .iter()
                 .find(|(s, k)| {
-                    k.as_str() == "page" && !before.contains(*s) && st.ready.contains(*s)
+                    k.as_str() == "page"
+                        && !before.contains(*s)
+                        && (st.ready.contains(*s)
+                            || st.closed_popups.contains(*s)
+                            || st.blocked_documents.contains_key(*s))
                 })
                 .map(|(s, _)| s.clone())
         };
@@ -411,28 +415,45 @@ async fn open_popup(
     };
     // Wait until it has loaded an allowed document, or its navigation was
     // blocked by containment (then it is closed).
-    let info = loop {
-        if page
-            .sh
+    let blocked = || {
+        page.sh
             .st()
             .blocked_documents
             .get(&sid)
             .copied()
             .unwrap_or(0)
             > 0
-        {
+    };
+    let blocked_error = || {
+        DriverError::new(
+            "web.popup.blocked",
+            "openPopup: the popup tried to load a page outside the allowlist; it was blocked and closed",
+        )
+        .with_remediation("add the popup's origin to target.allowedOrigins if it is part of the app")
+    };
+    let info = loop {
+        if blocked() {
             close().await;
-            return Err(DriverError::new(
-                "web.popup.blocked",
-                "openPopup: the popup tried to load a page outside the allowlist; it was blocked and closed",
-            )
-            .with_remediation("add the popup's origin to target.allowedOrigins if it is part of the app"));
+            return Err(blocked_error());
         }
-        if let Ok(v) = popup.eval("page", &json!({}), &json!({}), deadline).await {
-            let url = v["url"].as_str().unwrap_or("");
-            if v["ready"] == "complete" && url.starts_with("http") {
-                break v;
+        match popup.eval("page", &json!({}), &json!({}), deadline).await {
+            Ok(v) => {
+                let url = v["url"].as_str().unwrap_or("");
+                if v["ready"] == "complete" && url.starts_with("http") {
+                    break v;
+                }
             }
+            // Containment closes a popup whose document it blocked.
+            Err(EvalError::Fatal(e)) if e.target_gone() && blocked() => {
+                return Err(blocked_error());
+            }
+            Err(EvalError::Fatal(e)) if e.target_gone() => {
+                return Err(DriverError::new(
+                    "web.popup.closed",
+                    "openPopup: the popup closed before it loaded a page",
+                ));
+            }
+            Err(_) => {}
         }
         if deadline.expired() {
             close().await;
@@ -444,8 +465,8 @@ async fn open_popup(
         popup.changed_or(Duration::from_millis(100), deadline).await;
     };
     // Opening a window backgrounds the opener (headless too: its animation
-    // frames stop); later steps drive the opener, so it comes back to front.
-    let _ = page.call("Page.bringToFront", json!({})).await;
+    // frames stop); the next step brings its own page to the front
+    // (crate::page::Page::ensure_front).
     let origin = url::Url::parse(info["url"].as_str().unwrap_or(""))
         .map(|u| crate::containment::origin_of(&u))
         .unwrap_or_default();

@@ -301,12 +301,32 @@ pub(super) fn reap(pid: u32) -> bool {
 }
 
 /// The value of `var` in the initial environment of `pid`, if present.
-pub(super) fn environ_value(pid: u32, var: &str) -> Option<String> {
-    let bytes = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    bytes.split(|&b| b == 0).find_map(|entry| {
-        let rest = entry.strip_prefix(var.as_bytes())?.strip_prefix(b"=")?;
-        String::from_utf8(rest.to_vec()).ok()
-    })
+/// What `/proc/<pid>/environ` says of one variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum EnvLookup {
+    /// The variable and its value.
+    Value(String),
+    /// The environment was read and has no such variable.
+    Absent,
+    /// Nothing could be read: gone, not permitted, or empty (a process in
+    /// the middle of `execve` shows an empty environment for a moment).
+    Unknown,
+}
+
+pub(super) fn environ_value(pid: u32, var: &str) -> EnvLookup {
+    let Ok(bytes) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return EnvLookup::Unknown;
+    };
+    if bytes.is_empty() {
+        return EnvLookup::Unknown;
+    }
+    bytes
+        .split(|&b| b == 0)
+        .find_map(|entry| {
+            let rest = entry.strip_prefix(var.as_bytes())?.strip_prefix(b"=")?;
+            String::from_utf8(rest.to_vec()).ok()
+        })
+        .map_or(EnvLookup::Absent, EnvLookup::Value)
 }
 
 #[cfg(test)]

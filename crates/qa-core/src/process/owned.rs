@@ -173,7 +173,13 @@ impl Shared {
         if st.not_ours.contains(&(s.pid, s.start)) {
             return None;
         }
-        let value = linux::environ_value(s.pid, OWNER_ENV);
+        let value = match linux::environ_value(s.pid, OWNER_ENV) {
+            linux::EnvLookup::Value(v) => Some(v),
+            linux::EnvLookup::Absent => None,
+            // Unreadable for now (mid-exec): ask again next time rather than
+            // remember a wrong "not ours".
+            linux::EnvLookup::Unknown => return None,
+        };
         let ours = value.as_deref().and_then(|v| {
             let rest = v.strip_prefix(self.token.as_str())?;
             if rest.is_empty() {
