@@ -13,7 +13,13 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn run(flow: &Path, ws: &Path, extra_env: &[(&str, &str)]) -> (i32, Value) {
-    run_json(flow, ws, &["--virtual-display"], |c| {
+    run_args(flow, ws, &[], extra_env)
+}
+
+/// [`run`] with more `ui-qa run` arguments.
+fn run_args(flow: &Path, ws: &Path, args: &[&str], extra_env: &[(&str, &str)]) -> (i32, Value) {
+    let args: Vec<&str> = ["--virtual-display"].iter().chain(args).copied().collect();
+    run_json(flow, ws, &args, |c| {
         // The machine's own display (if any) must not matter.
         c.env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")
@@ -32,9 +38,12 @@ fn assert_desktop_clean(r: &Value) {
 #[test]
 fn calculator_example_computes_five() {
     let ws = tempfile::tempdir().unwrap();
-    let (code, r) = run(
+    // The example's own 30 s flow deadline is meant for a warm desktop; a
+    // cold machine starting Xvfb, the buses and GNOME Calculator gets 60 s.
+    let (code, r) = run_args(
         &root().join("examples/desktop-calculator.jsonc"),
         ws.path(),
+        &["--timeout-ms", "60000"],
         &[],
     );
     assert_eq!(code, 0, "{r:#}");
@@ -57,17 +66,21 @@ fn zenity_entry_and_fixture_checkbox() {
                 "steps":[{{"action":"waitForWindow","title":{{"equals":"Ask"}}}},
                          {{"action":"inputText","locator":{{"role":"textbox"}},"text":"Grace Hopper"}},
                          {{"action":"pressKey","key":"Enter"}},
-                         {{"action":"waitForTimeout","ms":1000}}]}}"#,
+                         {{"action":"waitForTimeout","ms":3000}}]}}"#,
             answer.display()
         ),
     )
     .unwrap();
+    // zenity writes the answer as it exits after Enter, and the run's
+    // cleanup ends it: the flow cannot wait for a program to exit, so the
+    // last step leaves it 3 s (the in-process driver test waits for the
+    // file itself instead).
     let (code, r) = run(&zenity, &dir.path().join("ws"), &[]);
     assert_eq!(code, 0, "{r:#}");
     let t = Instant::now();
     while !answer.exists() || std::fs::read_to_string(&answer).unwrap().trim().is_empty() {
         assert!(
-            t.elapsed() < Duration::from_secs(5),
+            t.elapsed() < Duration::from_secs(15),
             "zenity never wrote the answer"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -90,7 +103,7 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
     let gtk = dir.path().join("no-bridge.jsonc");
     std::fs::write(
         &gtk,
-        r#"{"target":{"application":{"launch":{"argv":["gtk3-demo"],"env":{"NO_AT_BRIDGE":"1"}}}},
+        r#"{"timeoutMs":120000,"target":{"application":{"launch":{"argv":["gtk3-demo"],"env":{"NO_AT_BRIDGE":"1"}}}},
             "steps":[{"action":"waitForWindow"}]}"#,
     )
     .unwrap();
@@ -110,7 +123,7 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
     let xterm = dir.path().join("xterm.jsonc");
     std::fs::write(
         &xterm,
-        r#"{"target":{"application":{"launch":{"argv":["xterm"]}}},"steps":[{"action":"waitForWindow"}]}"#,
+        r#"{"timeoutMs":120000,"target":{"application":{"launch":{"argv":["xterm"]}}},"steps":[{"action":"waitForWindow"}]}"#,
     )
     .unwrap();
     let (code, r) = run(&xterm, &dir.path().join("ws2"), &[]);
@@ -120,8 +133,11 @@ fn inaccessible_apps_are_blocked_with_a_handoff() {
         .unwrap()
         .is_empty());
     assert_desktop_clean(&r);
+    // Each run is blocked by the driver's bounded registration wait (15 s
+    // after start-up), not by its 120 s flow deadline: two runs waiting
+    // their deadlines out would take 240 s.
     assert!(
-        t.elapsed() < Duration::from_secs(60),
+        t.elapsed() < Duration::from_secs(120),
         "blocked runs must not hang"
     );
 }

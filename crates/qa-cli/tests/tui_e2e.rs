@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bin, pids_with_argv, root, wait_until, write};
+use common::{bin, pids_with_argv, root, unique_sleep, wait_until, write, KillSleepers};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -61,7 +61,7 @@ fn failing_assertion_exits_1_names_the_step_and_keeps_evidence() {
         "fail.jsonc",
         r#"{"target":{"command":{"argv":["bash","--norc","--noprofile"],"env":{"PS1":"$ "}}},
             "steps":[{"action":"waitForText","text":"$"},
-                     {"action":"assertText","text":"this text never appears","timeoutMs":700},
+                     {"action":"assertText","text":"this text never appears","timeoutMs":5000},
                      {"action":"capture"}]}"#,
     );
     let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
@@ -84,9 +84,11 @@ fn flow_deadline_exits_124_and_names_the_stage() {
     let flow = write(
         dir.path(),
         "slow.jsonc",
-        r#"{"timeoutMs":1500,"target":{"command":{"argv":["bash","--norc","--noprofile"]}},
+        r#"{"timeoutMs":10000,"target":{"command":{"argv":["bash","--norc","--noprofile"]}},
             "steps":[{"action":"sendText","text":"echo started"},{"action":"waitForText","text":"never-ever","timeoutMs":60000}]}"#,
     );
+    // 10 s: far beyond a cold bash start and step 1, far below step 2's own
+    // 60 s, so the flow deadline passes while step 2 is waiting.
     let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
     assert_eq!(code, 124, "{r:#}");
     assert_eq!(r["timedOut"], true);
@@ -105,7 +107,7 @@ fn secret_in_a_flow_value_never_leaves_the_runner() {
             r#"{{"target":{{"command":{{"argv":["bash","--norc","--noprofile"]}}}},
                 "steps":[{{"action":"sendText","text":"echo {secret}"}},{{"action":"sendKeys","keys":["Enter"]}},
                          {{"action":"waitForText","text":"{secret}"}},{{"action":"capture"}},
-                         {{"action":"assertText","text":"{secret}-missing","timeoutMs":500}}]}}"#
+                         {{"action":"assertText","text":"{secret}-missing","timeoutMs":5000}}]}}"#
         ),
     );
     let ws = dir.path().join("ws");
@@ -155,7 +157,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Starts `ui-qa run` on a flow whose program starts `sleep <marker>` and
-/// waits for it; returns the child once the sleep is running.
+/// waits for it; returns the child once the sleep is running and step 2 (a
+/// 60 s wait) has started.
 fn start_holding_run(dir: &Path, marker: &str) -> std::process::Child {
     let flow = write(
         dir,
@@ -165,30 +168,55 @@ fn start_holding_run(dir: &Path, marker: &str) -> std::process::Child {
                 "steps":[{{"action":"waitForText","text":"READY"}},{{"action":"waitForText","text":"never","timeoutMs":60000}}]}}"#
         ),
     );
+    let ws = dir.join("ws");
     let child = Command::new(bin())
         .args(["run", "--workspace"])
-        .arg(dir.join("ws"))
+        .arg(&ws)
         .arg(&flow)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     assert!(
-        wait_until(Duration::from_secs(20), || !pids_with_argv(&[
+        wait_until(Duration::from_secs(60), || !pids_with_argv(&[
             "sleep", marker
         ])
         .is_empty()),
         "the target never started"
     );
+    assert!(
+        wait_until(Duration::from_secs(60), || stage_started(
+            &ws,
+            "step 2 waitForText"
+        )),
+        "step 2 never started"
+    );
     child
+}
+
+/// Whether a run under the workspace `ws` has started `stage`: its
+/// `progress.jsonl` (written line by line as the run goes) says so.
+fn stage_started(ws: &Path, stage: &str) -> bool {
+    let Ok(runs) = std::fs::read_dir(ws.join("runs")) else {
+        return false;
+    };
+    runs.flatten().any(|run| {
+        std::fs::read_to_string(run.path().join("progress.jsonl")).is_ok_and(|text| {
+            text.lines().any(|l| {
+                serde_json::from_str::<Value>(l)
+                    .is_ok_and(|v| v["event"] == "stageStart" && v["stage"] == stage)
+            })
+        })
+    })
 }
 
 #[test]
 fn ctrl_c_cancels_with_bounded_cleanup() {
     let dir = tempfile::tempdir().unwrap();
-    let marker = "4711.25";
-    let mut child = start_holding_run(dir.path(), marker);
-    std::thread::sleep(Duration::from_millis(300));
+    let marker = unique_sleep(4711);
+    let _sweep = KillSleepers(vec![marker.clone()]);
+    // Returns once step 2 is running: the SIGINT lands in a step.
+    let mut child = start_holding_run(dir.path(), &marker);
     // SAFETY-free: the kill command sends SIGINT to the ui-qa we started.
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -197,9 +225,11 @@ fn ctrl_c_cancels_with_bounded_cleanup() {
     let t = Instant::now();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    assert!(t.elapsed() < Duration::from_secs(20));
+    // Bounded: well below the 60 s the running step (and the flow) would
+    // take to end on their own, so the cancel did not wait for them.
+    assert!(t.elapsed() < Duration::from_secs(40), "{:?}", t.elapsed());
     assert!(
-        pids_with_argv(&["sleep", marker]).is_empty(),
+        pids_with_argv(&["sleep", &marker]).is_empty(),
         "target survived the cancel"
     );
     let mut stderr = String::new();
@@ -216,16 +246,17 @@ fn ctrl_c_cancels_with_bounded_cleanup() {
 #[test]
 fn sigkill_of_the_runner_still_ends_the_target() {
     let dir = tempfile::tempdir().unwrap();
-    let marker = "4712.75";
-    let mut child = start_holding_run(dir.path(), marker);
+    let marker = unique_sleep(4712);
+    let _sweep = KillSleepers(vec![marker.clone()]);
+    let mut child = start_holding_run(dir.path(), &marker);
     Command::new("kill")
         .args(["-KILL", &child.id().to_string()])
         .status()
         .unwrap();
     let _ = child.wait();
     assert!(
-        wait_until(Duration::from_secs(15), || pids_with_argv(&[
-            "sleep", marker
+        wait_until(Duration::from_secs(60), || pids_with_argv(&[
+            "sleep", &marker
         ])
         .is_empty()),
         "the watchdog did not end the owned session"
@@ -235,28 +266,38 @@ fn sigkill_of_the_runner_still_ends_the_target() {
 #[test]
 fn escaped_and_job_control_processes_are_ended() {
     let dir = tempfile::tempdir().unwrap();
+    let (job, escapee, unrelated) = (unique_sleep(4713), unique_sleep(4714), unique_sleep(4715));
+    let _sweep = KillSleepers(vec![job.clone(), escapee.clone(), unrelated.clone()]);
+    // STARTED is printed once both sleeps run (the escapee in its own
+    // session); `STAR""TED` keeps the typed command line from matching.
+    let command = format!(
+        "sleep {job} & setsid sleep {escapee} & until pgrep -fx 'sleep {job}' >/dev/null && pgrep -fx 'sleep {escapee}' >/dev/null; do sleep 0.05; done; echo STAR\"\"TED"
+    );
     let flow = write(
         dir.path(),
         "jobs.jsonc",
-        r#"{"target":{"command":{"argv":["bash","--norc","--noprofile","-i"],"env":{"PS1":"jobs$ "}}},
-            "steps":[{"action":"waitForText","text":"jobs$"},
-                     {"action":"sendText","text":"sleep 4713.5 & setsid sleep 4714.5 & echo STARTED"},
-                     {"action":"sendKeys","keys":["Enter"]},
-                     {"action":"waitForText","regex":"^STARTED"},
-                     {"action":"waitForStable","stableMs":200}]}"#,
+        &format!(
+            r#"{{"target":{{"command":{{"argv":["bash","--norc","--noprofile","-i"],"env":{{"PS1":"jobs$ "}}}}}},
+            "steps":[{{"action":"waitForText","text":"jobs$","timeoutMs":15000}},
+                     {{"action":"sendText","text":{}}},
+                     {{"action":"sendKeys","keys":["Enter"]}},
+                     {{"action":"waitForText","regex":"^STARTED","timeoutMs":15000}},
+                     {{"action":"waitForStable","stableMs":200}}]}}"#,
+            serde_json::to_string(&command).unwrap()
+        ),
     );
     let (code, r, _) = run_json(&flow, &dir.path().join("ws"), &[]);
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["cleanup"]["status"], "clean");
-    for m in ["4713.5", "4714.5"] {
+    for m in [&job, &escapee] {
         assert!(
-            wait_until(Duration::from_secs(5), || pids_with_argv(&["sleep", m])
+            wait_until(Duration::from_secs(15), || pids_with_argv(&["sleep", m])
                 .is_empty()),
             "sleep {m} survived"
         );
     }
     // An unrelated process with the same name is untouched.
-    let mut mine = Command::new("sleep").arg("4715.5").spawn().unwrap();
+    let mut mine = Command::new("sleep").arg(&unrelated).spawn().unwrap();
     let (code, _, _) = run_json(&flow, &dir.path().join("ws2"), &[]);
     assert_eq!(code, 0);
     assert!(
@@ -277,8 +318,8 @@ fn several_flows_in_parallel_with_junit_and_shards() {
             dir.path(),
             &format!("f{i}.jsonc"),
             &format!(
-                r#"{{"name":"flow {i}","target":{{"command":{{"argv":["sh","-c","echo flow-ok; sleep 1"]}}}},
-                    "steps":[{{"action":"waitForText","text":"{expect}","timeoutMs":800}}]}}"#
+                r#"{{"name":"flow {i}","target":{{"command":{{"argv":["sh","-c","echo flow-ok; sleep 60"]}}}},
+                    "steps":[{{"action":"waitForText","text":"{expect}","timeoutMs":10000}}]}}"#
             ),
         ));
     }
@@ -304,6 +345,9 @@ fn several_flows_in_parallel_with_junit_and_shards() {
         ["PASSED", "FAILED", "PASSED"],
         "results keep the flows' order"
     );
+    // It failed because its text never came while the program ran (the
+    // program outlives the 10 s wait), not because the program ended.
+    assert_eq!(v[1]["reasonCode"], "assertion.timeout", "{:#}", v[1]);
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert_eq!(xml.matches("<testsuite ").count(), 3);
     assert_eq!(xml.matches("<failure ").count(), 1);

@@ -1,9 +1,11 @@
 //! Process ownership against real processes: escaped daemons, job control,
 //! SIGTERM-ignoring targets, same-named strangers and the watchdog.
 //!
-//! Every test uses `sleep` durations no other test uses (`1001.x`), reads
-//! them back from `/proc/<pid>/cmdline` to find processes for assertions,
-//! and sweeps them at the end in case an assertion failed.
+//! Every test uses `sleep` durations no other test uses, and no other test
+//! process either ([`marker`]: `<n>.<tag>`, the tag being this test
+//! process's pid), reads them back from `/proc/<pid>/cmdline` to find
+//! processes for assertions, and sweeps them at the end in case an
+//! assertion failed.
 #![cfg(target_os = "linux")]
 
 use qa_core::process::{CleanupReport, CleanupStatus, ProcessOwner};
@@ -12,6 +14,21 @@ use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 const ROLE_ENV: &str = "QA_CORE_PROCESS_TEST_ROLE";
+/// The tag of the test process that started a runner role (its markers).
+const TAG_ENV: &str = "QA_CORE_PROCESS_TEST_TAG";
+
+/// This test process's tag: its pid, or in a runner role the pid of the
+/// test process that started it (so both use the same markers).
+fn tag() -> String {
+    std::env::var(TAG_ENV).unwrap_or_else(|_| std::process::id().to_string())
+}
+
+/// A `sleep` duration unique to test `n` of this test process: `<n>.<tag>`
+/// (a valid `sleep` argument), so concurrent test runs never share one and
+/// a sweep never kills another run's sleeper.
+fn marker(n: u32) -> String {
+    format!("{n}.{}", tag())
+}
 
 /// Pids whose argv is exactly `["sleep", marker]`.
 fn sleeps(marker: &str) -> Vec<u32> {
@@ -50,6 +67,18 @@ fn running(pid: u32) -> bool {
     })
 }
 
+/// Whether `pid` ignores signal `sig` (its `SigIgn` mask in
+/// `/proc/<pid>/status` has bit `sig - 1`).
+fn ignores(pid: u32, sig: libc::c_int) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            let hex = s.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(hex.trim(), 16).ok()
+        })
+        .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
+}
+
 fn field(pid: u32, n: usize) -> Option<u32> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the comm start at field 3.
@@ -62,19 +91,21 @@ fn field(pid: u32, n: usize) -> Option<u32> {
 }
 
 async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(10);
+    let until = Instant::now() + Duration::from_secs(60);
     while !f() {
         assert!(Instant::now() < until, "timed out waiting for {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
-/// SIGKILLs leftovers of one test's markers when dropped (failure path).
-struct Sweep(&'static [&'static str]);
+/// SIGKILLs, by pid, leftovers of one test's markers when dropped (failure
+/// path): only `sleep <marker>` processes, and the markers are this test
+/// process's own.
+struct Sweep(Vec<String>);
 
 impl Drop for Sweep {
     fn drop(&mut self) {
-        for m in self.0 {
+        for m in &self.0 {
             for pid in sleeps(m) {
                 #[allow(unsafe_code)]
                 // SAFETY: kill(2) on a `sleep <unique marker>` this test started.
@@ -93,9 +124,12 @@ fn sh(script: &str) -> tokio::process::Command {
     cmd
 }
 
+/// Cleanup with `grace_ms` before SIGKILL. Tests that expect SIGTERM to
+/// be enough give it a grace no busy machine needs in full (a process that
+/// dies of SIGTERM ends it at once).
 async fn end(owner: &ProcessOwner, grace_ms: u64) -> CleanupReport {
     owner
-        .end_all(Duration::from_millis(grace_ms), Deadline::after_ms(15_000))
+        .end_all(Duration::from_millis(grace_ms), Deadline::after_ms(30_000))
         .await
 }
 
@@ -109,26 +143,29 @@ fn how(report: &CleanupReport, pid: u32) -> Option<&str> {
 
 #[tokio::test]
 async fn double_forked_setsid_descendants_are_ended() {
-    let _sweep = Sweep(&["1001.1", "1001.2", "1001.3"]);
+    let (m1, m2, m3) = (marker(1001), marker(1002), marker(1003));
+    let _sweep = Sweep(vec![m1.clone(), m2.clone(), m3.clone()]);
     let owner = ProcessOwner::new();
     let mut root = owner
         .spawn(
-            sh("setsid -f sleep 1001.1; setsid sh -c 'sleep 1001.2 &' & sleep 1001.3"),
+            sh(&format!(
+                "setsid -f sleep {m1}; setsid sh -c 'sleep {m2} &' & sleep {m3}"
+            )),
             "target",
         )
         .unwrap();
     let root_pid = root.id().unwrap();
     wait_for("all three sleeps", || {
-        sleeps("1001.1").len() == 1 && sleeps("1001.2").len() == 1 && sleeps("1001.3").len() == 1
+        sleeps(&m1).len() == 1 && sleeps(&m2).len() == 1 && sleeps(&m3).len() == 1
     })
     .await;
-    let (a, b) = (sleeps("1001.1")[0], sleeps("1001.2")[0]);
+    let (a, b) = (sleeps(&m1)[0], sleeps(&m2)[0]);
     // They escaped: other sessions, adopted by us (the subreaper).
     for p in [a, b] {
         wait_for("re-parenting", || field(p, 4) == Some(std::process::id())).await;
         assert_ne!(field(p, 6), Some(root_pid), "sleep {p} left the session");
     }
-    let report = end(&owner, 2000).await;
+    let report = end(&owner, 10_000).await;
     assert_eq!(report.status, CleanupStatus::Clean, "{report:#?}");
     for p in [a, b] {
         assert!(!running(p), "escaped sleep {p} survived: {report:#?}");
@@ -136,7 +173,7 @@ async fn double_forked_setsid_descendants_are_ended() {
         let e = report.ended.iter().find(|e| e.pid == p).unwrap();
         assert_eq!(e.label, "target descendant");
     }
-    assert!(sleeps("1001.3").is_empty());
+    assert!(sleeps(&m3).is_empty());
     let r = report.ended.iter().find(|e| e.pid == root_pid).unwrap();
     assert_eq!(r.label, "target");
     root.wait().await.unwrap();
@@ -144,35 +181,37 @@ async fn double_forked_setsid_descendants_are_ended() {
 
 #[tokio::test]
 async fn escapee_found_before_the_sampler_saw_it() {
-    let _sweep = Sweep(&["1001.15"]);
+    let m = marker(1015);
+    let _sweep = Sweep(vec![m.clone()]);
     let owner = ProcessOwner::new();
     // The intermediate process lives for microseconds; only the adoption
     // and the owner's marker connect the daemon to the run.
     let mut root = owner
-        .spawn(sh("exec setsid -f sleep 1001.15"), "target")
+        .spawn(sh(&format!("exec setsid -f sleep {m}")), "target")
         .unwrap();
     root.wait().await.unwrap();
-    wait_for("the daemon", || sleeps("1001.15").len() == 1).await;
-    let pid = sleeps("1001.15")[0];
-    let report = end(&owner, 2000).await;
+    wait_for("the daemon", || sleeps(&m).len() == 1).await;
+    let pid = sleeps(&m)[0];
+    let report = end(&owner, 10_000).await;
     assert!(!running(pid), "{report:#?}");
     assert_eq!(how(&report, pid), Some("SIGTERM"), "{report:#?}");
 }
 
 #[tokio::test]
 async fn job_control_groups_in_the_session_are_ended() {
-    let _sweep = Sweep(&["1001.5"]);
+    let m = marker(1005);
+    let _sweep = Sweep(vec![m.clone()]);
     let owner = ProcessOwner::new();
     let mut cmd = tokio::process::Command::new("bash");
-    cmd.args(["--norc", "-c", "set -m; sleep 1001.5 & wait"]);
+    cmd.args(["--norc", "-c", &format!("set -m; sleep {m} & wait")]);
     cmd.stdin(std::process::Stdio::null());
     let mut root = owner.spawn(cmd, "shell").unwrap();
     let root_pid = root.id().unwrap();
-    wait_for("the background job", || sleeps("1001.5").len() == 1).await;
-    let job = sleeps("1001.5")[0];
+    wait_for("the background job", || sleeps(&m).len() == 1).await;
+    let job = sleeps(&m)[0];
     assert_eq!(field(job, 5), Some(job), "the job has its own group");
     assert_eq!(field(job, 6), Some(root_pid), "in the shell's session");
-    let report = end(&owner, 2000).await;
+    let report = end(&owner, 10_000).await;
     assert_eq!(report.status, CleanupStatus::Clean, "{report:#?}");
     assert!(!running(job), "{report:#?}");
     assert!(how(&report, job).is_some(), "{report:#?}");
@@ -181,14 +220,16 @@ async fn job_control_groups_in_the_session_are_ended() {
 
 #[tokio::test]
 async fn sigterm_ignored_means_sigkill() {
-    let _sweep = Sweep(&[]);
     let owner = ProcessOwner::new();
     let mut root = owner
         .spawn(sh("trap '' TERM; while :; do sleep 0.1; done"), "stubborn")
         .unwrap();
     let pid = root.id().unwrap();
-    // Let the shell install its trap.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The shell has installed its trap once SIGTERM is in its ignored set.
+    wait_for("the shell to ignore SIGTERM", || {
+        ignores(pid, libc::SIGTERM)
+    })
+    .await;
     let report = end(&owner, 300).await;
     assert_eq!(report.status, CleanupStatus::Clean, "{report:#?}");
     assert_eq!(how(&report, pid), Some("SIGKILL"), "{report:#?}");
@@ -198,19 +239,20 @@ async fn sigterm_ignored_means_sigkill() {
 
 #[tokio::test]
 async fn same_named_stranger_is_untouched() {
-    let _sweep = Sweep(&["1001.6"]);
+    let m = marker(1006);
+    let _sweep = Sweep(vec![m.clone()]);
     let owner = ProcessOwner::new();
     let mut stranger = tokio::process::Command::new("sleep")
-        .arg("1001.6")
+        .arg(&m)
         .spawn()
         .unwrap();
     let stranger_pid = stranger.id().unwrap();
     let mut mine = tokio::process::Command::new("sleep");
-    mine.arg("1001.6");
+    mine.arg(&m);
     let mut mine = owner.spawn(mine, "sleeper").unwrap();
     let mine_pid = mine.id().unwrap();
-    wait_for("both", || sleeps("1001.6").len() == 2).await;
-    let report = end(&owner, 2000).await;
+    wait_for("both", || sleeps(&m).len() == 2).await;
+    let report = end(&owner, 10_000).await;
     assert_eq!(how(&report, mine_pid), Some("SIGTERM"), "{report:#?}");
     assert!(report.ended.iter().all(|e| e.pid != stranger_pid));
     mine.wait().await.unwrap();
@@ -222,17 +264,18 @@ async fn same_named_stranger_is_untouched() {
 
 #[tokio::test]
 async fn kill_all_now_is_immediate() {
-    let _sweep = Sweep(&["1001.8"]);
+    let m = marker(1008);
+    let _sweep = Sweep(vec![m.clone()]);
     let owner = ProcessOwner::new();
     let mut root = owner
-        .spawn(sh("trap '' TERM; sleep 1001.8 & wait"), "target")
+        .spawn(sh(&format!("trap '' TERM; sleep {m} & wait")), "target")
         .unwrap();
-    wait_for("the sleep", || sleeps("1001.8").len() == 1).await;
-    let child = sleeps("1001.8")[0];
+    wait_for("the sleep", || sleeps(&m).len() == 1).await;
+    let child = sleeps(&m)[0];
     owner.kill_all_now();
     wait_for("SIGKILL to land", || !running(child)).await;
     root.wait().await.unwrap();
-    let report = end(&owner, 2000).await;
+    let report = end(&owner, 10_000).await;
     assert_eq!(report.status, CleanupStatus::Clean, "{report:#?}");
 }
 
@@ -243,19 +286,58 @@ async fn nothing_registered_is_clean() {
     assert_eq!(report, CleanupReport::default());
 }
 
+/// Voluntary context switches of this process's sampler thread (named
+/// `ui-qa-process-sampler`, `comm` keeps 15 bytes): it sleeps once per pass,
+/// so the count advances once per pass.
+fn sampler_switches() -> Option<u64> {
+    for t in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("ui-qa-process-s") {
+            continue;
+        }
+        let status = std::fs::read_to_string(t.path().join("status")).ok()?;
+        return status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse().ok());
+    }
+    None
+}
+
+/// Waits until the sampler has completed a few whole passes from now (each
+/// pass that starts after this call sees what exists now).
+async fn sampler_passes(n: u64) {
+    match sampler_switches() {
+        Some(c0) => {
+            wait_for("sampler passes", || {
+                sampler_switches().is_some_and(|c| c >= c0 + n)
+            })
+            .await
+        }
+        // No such thread to watch (renamed?): 13 sampling periods instead.
+        None => tokio::time::sleep(Duration::from_secs(2)).await,
+    }
+}
+
 /// Runner role: spawn through an owner, print pids, wait to be killed.
 async fn runner_role() {
+    let (sleeper, daemon) = (marker(1007), marker(1075));
     let owner = ProcessOwner::new();
     let mut cmd = tokio::process::Command::new("sleep");
-    cmd.arg("1001.7");
+    cmd.arg(&sleeper);
     let child = owner.spawn(cmd, "sleeper").unwrap();
     let mut escapee = owner
-        .spawn(sh("setsid -f sleep 1001.75"), "daemon")
+        .spawn(sh(&format!("setsid -f sleep {daemon}")), "daemon")
         .unwrap();
     escapee.wait().await.unwrap();
     println!("SLEEP_PID {}", child.id().unwrap());
-    // Give the sampler time to report the escaped session to the watchdog.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The escaped daemon runs (the child `setsid -f` forked may not have
+    // exec'd yet when the shell exits)…
+    wait_for("the escaped daemon", || sleeps(&daemon).len() == 1).await;
+    // …and the sampler, which reports escaped sessions to the watchdog,
+    // has since made whole passes (one would do; a pass may also have to
+    // wait for the daemon's environment to be readable).
+    sampler_passes(4).await;
     println!("READY");
     // Wait to be killed; exit if the test that started us is gone (stdin
     // reaches end-of-file) or after a minute, so a failed test leaves no
@@ -273,7 +355,8 @@ async fn watchdog_ends_sessions_when_runner_is_killed() {
     if std::env::var_os(ROLE_ENV).is_some() {
         return runner_role().await;
     }
-    let _sweep = Sweep(&["1001.7", "1001.75"]);
+    let (sleeper, daemon_marker) = (marker(1007), marker(1075));
+    let _sweep = Sweep(vec![sleeper, daemon_marker.clone()]);
     let mut runner = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -282,6 +365,7 @@ async fn watchdog_ends_sessions_when_runner_is_killed() {
             "--test-threads=1",
         ])
         .env(ROLE_ENV, "runner")
+        .env(TAG_ENV, tag())
         .stdout(std::process::Stdio::piped())
         .stdin(std::process::Stdio::piped())
         .spawn()
@@ -299,7 +383,7 @@ async fn watchdog_ends_sessions_when_runner_is_killed() {
     let mut sleep_pid = None;
     loop {
         let line = rx
-            .recv_timeout(Duration::from_secs(20))
+            .recv_timeout(Duration::from_secs(120))
             .expect("runner printed its pids");
         // libtest may print `test <name> ... ` on the same line.
         if let Some((_, p)) = line.split_once("SLEEP_PID ") {
@@ -311,7 +395,7 @@ async fn watchdog_ends_sessions_when_runner_is_killed() {
     }
     let sleep_pid = sleep_pid.unwrap();
     assert!(running(sleep_pid));
-    let daemon = sleeps("1001.75");
+    let daemon = sleeps(&daemon_marker);
     assert_eq!(daemon.len(), 1);
     runner.kill().unwrap(); // SIGKILL: no cleanup in the runner.
     runner.wait().unwrap();

@@ -20,6 +20,8 @@ struct Flags {
     opened: AtomicBool,
     closed: AtomicBool,
     verifies: AtomicU32,
+    /// A `sleep <ms>` step has started.
+    sleeping: AtomicBool,
 }
 
 struct Scripted {
@@ -108,6 +110,7 @@ impl SurfaceSession for Session {
         match &step.action {
             Action::Terminal(TerminalAction::SendText(t)) => {
                 if let Some(ms) = t.text.strip_prefix("sleep ") {
+                    self.flags.sleeping.store(true, Ordering::SeqCst);
                     tokio::time::sleep(Duration::from_millis(ms.parse().unwrap())).await;
                     Ok(StepOutcome::default())
                 } else if t.text.starts_with("fail") {
@@ -213,7 +216,7 @@ async fn run(
 async fn passing_flow_writes_result_and_evidence() {
     let (d, flags) = Scripted::driver(false);
     let f = flow(
-        r#"{"action":"sendText","text":"hi"},{"action":"waitForText","text":"after 150"},{"action":"capture"},{"action":"capture"},{"action":"waitForTimeout","ms":10}"#,
+        r#"{"action":"sendText","text":"hi"},{"action":"waitForText","text":"after 1000"},{"action":"capture"},{"action":"capture"},{"action":"waitForTimeout","ms":10}"#,
         None,
     );
     let (r, _ws) = run(d, f, |_| {}).await;
@@ -221,6 +224,7 @@ async fn passing_flow_writes_result_and_evidence() {
     assert!(flags.closed.load(Ordering::SeqCst));
     assert_eq!(r.steps.len(), 5);
     assert!(r.steps.iter().all(|s| s.status == StepStatus::Passed));
+    // It holds 1 s after open, a first check comes at once: retried.
     assert!(r.assertions[0].passed && r.assertions[0].attempts >= 2);
     // Two unnamed captures get collision-free names from action and step index.
     let names: Vec<&str> = r
@@ -249,7 +253,7 @@ async fn passing_flow_writes_result_and_evidence() {
 async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
     let (d, flags) = Scripted::driver(false);
     let f = flow(
-        r#"{"action":"waitForText","text":"never","timeoutMs":400},{"action":"capture"}"#,
+        r#"{"action":"waitForText","text":"never","timeoutMs":1000},{"action":"capture"}"#,
         None,
     );
     let (r, _ws) = run(d, f, |_| {}).await;
@@ -258,7 +262,9 @@ async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
     assert_eq!(r.stage, "step 1 waitForText");
     assert_eq!(r.steps[0].status, StepStatus::Failed);
     assert_eq!(r.steps[1].status, StepStatus::Skipped);
-    assert!(r.steps[0].reason.as_deref().unwrap().contains("400 ms"));
+    assert!(r.steps[0].reason.as_deref().unwrap().contains("1000 ms"));
+    // The cadence (0, 20, 100, 100, 500 ms) has 3 checks by 120 ms, 5 by
+    // 720 ms: 1 s leaves room for a slow machine.
     assert!(
         flags.verifies.load(Ordering::SeqCst) >= 3,
         "retried on the cadence"
@@ -292,7 +298,8 @@ async fn flow_timeout_names_the_stage_and_still_cleans_up() {
     let (d, flags) = Scripted::driver(false);
     let f = flow(
         r#"{"action":"sendText","text":"ok"},{"action":"sendText","text":"sleep 20000"}"#,
-        Some(600),
+        // Far beyond open and step 1 (in-process), far below step 2's 20 s.
+        Some(3000),
     );
     let (r, _ws) = run(d, f, |_| {}).await;
     assert_eq!(r.status, RunStatus::Failed);
@@ -321,16 +328,30 @@ async fn missing_capability_is_blocked_with_handoff_and_nothing_opened() {
 #[tokio::test]
 async fn cancel_stops_the_step_and_cleans_up() {
     let (d, flags) = Scripted::driver(false);
-    let f = flow(r#"{"action":"sendText","text":"sleep 20000"}"#, None);
+    // Neither the step nor the flow would end before 120 s on its own.
+    let f = flow(
+        r#"{"action":"sendText","text":"sleep 120000","timeoutMs":120000}"#,
+        Some(120_000),
+    );
     let cancel = Cancel::new();
     let c2 = cancel.clone();
+    let f2 = flags.clone();
+    // Cancel once the step is running (not on a timer).
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        while !f2.sleeping.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         c2.cancel();
     });
+    let t = Instant::now();
     let (r, _ws) = run(d, f, |req| req.cancel = cancel).await;
     assert!(r.cancelled);
     assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(r.stage, "step 1 sendText", "cancelled in the step");
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "the 120 s step was stopped, not waited for"
+    );
     assert!(flags.closed.load(Ordering::SeqCst));
 }
 

@@ -38,12 +38,14 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// The first line `child` prints: its readiness (a cold, busy machine may
+/// take a while, hence the wide bound — it only matters when it hangs).
 async fn first_line(child: &mut tokio::process::Child, what: &str) -> String {
     let out = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(out).lines();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
         .await
-        .unwrap_or_else(|_| panic!("{what} was not ready within 10 s"))
+        .unwrap_or_else(|_| panic!("{what} was not ready within 60 s"))
         .unwrap()
         .unwrap_or_else(|| panic!("{what} exited before it was ready"));
     // Keep the read end open for the child's lifetime.
@@ -130,8 +132,12 @@ async fn attach_by_pid_and_name_never_signals_the_app() {
     let mut app = tokio::process::Command::new("/usr/bin/python3");
     app.arg("fixture_app.py").current_dir(fixtures());
     env(&mut app);
-    let app = owner.spawn(app, "fixture app").expect("fixture app");
+    // It says READY once its window is mapped (its AT-SPI bridge started
+    // with GTK, before that); the child attaches only then.
+    app.env("UI_QA_FIXTURE_READY", "1").stdout(Stdio::piped());
+    let mut app = owner.spawn(app, "fixture app").expect("fixture app");
     let app_pid = app.id().unwrap();
+    assert_eq!(first_line(&mut app, "the fixture app").await, "READY");
     // A process on the display that is not on the accessibility bus (and
     // points at another session bus: the error names that cause).
     let mut other = tokio::process::Command::new("sleep");
@@ -161,7 +167,7 @@ async fn attach_by_pid_and_name_never_signals_the_app() {
     env(&mut child);
     child.stdout(Stdio::inherit()).stderr(Stdio::inherit());
     let mut child = owner.spawn(child, "attach child").expect("child test");
-    let status = tokio::time::timeout(Duration::from_secs(120), child.wait()).await;
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait()).await;
 
     // Whatever happened, read the report before ending anything.
     let doc: Option<Value> = std::fs::read(&report)
@@ -170,17 +176,17 @@ async fn attach_by_pid_and_name_never_signals_the_app() {
     let app_alive_after = alive(app_pid);
     let other_alive_after = alive(other_pid);
     let cleanup = owner
-        .end_all(DEFAULT_GRACE, Deadline::after_ms(10_000))
+        .end_all(DEFAULT_GRACE, Deadline::after_ms(30_000))
         .await;
     drop((xvfb, dbus, app, other));
 
-    let status = status.expect("the child finished within 120 s").unwrap();
+    let status = status.expect("the child finished within 300 s").unwrap();
     assert!(status.success(), "child failed: {status}");
     let doc = doc.expect("child report");
     eprintln!("{}", serde_json::to_string_pretty(&doc).unwrap());
     let runs = doc.as_object().unwrap();
 
-    for key in ["byPid", "byName"] {
+    for key in ["warmUp", "byPid", "byName"] {
         let r = &runs[key];
         assert!(r["error"].is_null(), "{key}: {}", r["error"]);
         assert_eq!(r["ended"], json!([]), "{key}: cleanup ended something");
@@ -192,8 +198,13 @@ async fn attach_by_pid_and_name_never_signals_the_app() {
     let not_on_bus = &runs["notOnBus"];
     assert_eq!(not_on_bus["error"]["code"], "desktop.app.not_accessible");
     assert_eq!(not_on_bus["error"]["blocked"], true);
-    // Attached apps are already running: 5 s registration wait at most.
-    assert!(not_on_bus["elapsedMs"].as_u64().unwrap() < 6_500);
+    // Attached apps are already running: a 5 s registration wait at most
+    // (plus connecting to the display and buses), never the 15 s a launched
+    // app gets nor the flow's 20 s.
+    assert!(
+        not_on_bus["elapsedMs"].as_u64().unwrap() < 12_000,
+        "{not_on_bus}"
+    );
     assert!(
         not_on_bus["error"]["message"]
             .as_str()
@@ -221,7 +232,9 @@ async fn attach_by_pid_and_name_never_signals_the_app() {
     );
     let gone = &runs["noProcess"];
     assert_eq!(gone["error"]["code"], "desktop.attach.no_process");
-    assert!(gone["elapsedMs"].as_u64().unwrap() < 3_000);
+    // A pid that is not running fails at once, without sitting out the
+    // 5 s registration wait.
+    assert!(gone["elapsedMs"].as_u64().unwrap() < 4_500, "{gone}");
 
     // Attached processes were never signalled: both outlived every run.
     assert!(app_alive_after, "the attached app {app_pid} was ended");
@@ -247,10 +260,6 @@ async fn attach_child() {
     }
     let app_pid: u32 = std::env::var(APP_PID).unwrap().parse().unwrap();
     let other_pid: u32 = std::env::var(OTHER_PID).unwrap().parse().unwrap();
-    // A pid that just exited (and is not reused this quickly).
-    let mut exited = std::process::Command::new("true").spawn().unwrap();
-    let gone = exited.id();
-    exited.wait().unwrap();
     let host = RunOptions::default();
     let flow = |target: &str, timeout: u32, steps: &str| {
         format!(
@@ -259,12 +268,47 @@ async fn attach_child() {
         )
     };
     let mut out = serde_json::Map::new();
+    // The parent started us once the app's window was mapped; its
+    // registration on the accessibility bus may still be under way on a
+    // busy machine. Attach (by pid, with nothing but the window wait) until
+    // it is there — each try waits up to the 5 s attach window — so the
+    // cases below never race the app's start-up. Attaching never signals
+    // the app (the parent checks this run's cleanup too).
+    let warm_up = flow(&format!(r#"{{ "pid": {app_pid} }}"#), 30_000, "");
+    let give_up = std::time::Instant::now() + Duration::from_secs(90);
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let r = run_with(&warm_up, host.clone()).await;
+        let registered = r.error.is_none();
+        if registered || std::time::Instant::now() > give_up {
+            out.insert(
+                "warmUp".into(),
+                json!({
+                    "tries": tries,
+                    "error": r.error.as_ref().map(|e| json!({ "code": e.code, "message": e.message })),
+                    "ended": r.cleanup.ended.iter().map(|e| json!({"pid": e.pid, "label": e.label})).collect::<Vec<_>>(),
+                    "left": r.cleanup.left.iter().map(|e| json!({"pid": e.pid, "label": e.label})).collect::<Vec<_>>(),
+                }),
+            );
+            break;
+        }
+        assert!(
+            r.cleanup.ended.is_empty(),
+            "attaching ended something: {:?}",
+            r.cleanup.ended
+        );
+    }
+    // A pid that just exited (and is not reused this quickly).
+    let mut exited = std::process::Command::new("true").spawn().unwrap();
+    let gone = exited.id();
+    exited.wait().unwrap();
     let cases = [
         (
             "byPid",
             flow(
                 &format!(r#"{{ "pid": {app_pid} }}"#),
-                30_000,
+                60_000,
                 r#",
                 { "action": "setValue", "locator": { "automationId": "name-entry" }, "value": "attached" },
                 { "action": "activate", "locator": { "role": "button", "name": "Copy" } },
@@ -278,7 +322,7 @@ async fn attach_child() {
             "byName",
             flow(
                 r#"{ "name": "fixture_app.py" }"#,
-                30_000,
+                60_000,
                 r#",
                 { "action": "assertText", "locator": { "automationId": "echo-label" }, "equals": "attached" },
                 { "action": "setValue", "locator": { "automationId": "name-entry" }, "value": "by name" },
@@ -292,7 +336,7 @@ async fn attach_child() {
         ),
         (
             "noProcess",
-            flow(&format!(r#"{{ "pid": {gone} }}"#), 6_000, ""),
+            flow(&format!(r#"{{ "pid": {gone} }}"#), 20_000, ""),
         ),
         (
             "unknownName",

@@ -4,37 +4,39 @@
 mod common;
 
 use common::*;
+use std::time::{Duration, Instant};
 
-async fn background_job_is_gone(command: &str, survivor: &[&str]) {
+/// Types `start` (which starts `sleep <marker>` one way or another, and ends
+/// with `&` or `;`) into an interactive bash, waits until that sleep runs
+/// (`ESCAPED` is printed only once `pgrep` sees it) and bash is back at its
+/// prompt, ends the run, and checks the sleep is gone.
+async fn background_job_is_gone(start: &str, marker: &str) {
+    let survivor = ["sleep", marker];
+    // A failing test must not leave its sleeper behind.
+    let _kill = KillOnDrop(survivor.iter().map(|s| s.to_string()).collect());
     let dir = tempfile::tempdir().unwrap();
+    // `ESC""APED`: the typed line itself never reads ESCAPED.
+    let command = format!(
+        "{start} until pgrep -fx 'sleep {marker}' >/dev/null; do sleep 0.05; done; echo ESC\"\"APED"
+    );
     let flow = format!(
         r#"{{ "target": {{ "command": {{ "argv": ["bash", "--norc", "--noprofile", "-i"], "env": {{ "PS1": "prompt$ " }} }} }},
           "steps": [
-            {{ "action": "waitForText", "text": "prompt$", "timeoutMs": 10000 }},
+            {{ "action": "waitForText", "text": "prompt$", "timeoutMs": 15000 }},
             {{ "action": "sendText", "text": {} }},
             {{ "action": "sendKeys", "keys": ["Enter"] }},
-            {{ "action": "waitForText", "regex": "(?m)^prompt\\$ .*\\n(.*\\n)?prompt\\$", "timeoutMs": 5000 }},
-            {{ "action": "waitForTimeout", "ms": 200 }}
+            {{ "action": "waitForText", "regex": "(?m)^ESCAPED[^\\n]*\\n(?:.*\\n)*?prompt\\$", "timeoutMs": 15000 }}
           ] }}"#,
-        js(command)
+        js(&command)
     );
     let run = run_flow(&flow, dir.path()).await;
     run.assert_passed();
-    // Give signals a moment to land.
-    for _ in 0..50 {
-        if process_with_cmdline(survivor).is_none() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    // Cleanup has reported; give the signals time to land (polled).
+    let until = Instant::now() + Duration::from_secs(15);
+    while process_with_cmdline(&survivor).is_some() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
     }
-    let left = process_with_cmdline(survivor);
-    if let Some(pid) = left {
-        // Do not leave it behind for the next test run.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::kill(pid as i32, libc::SIGKILL);
-        }
-    }
+    let left = process_with_cmdline(&survivor);
     assert!(
         left.is_none(),
         "{survivor:?} survived the run (pid {left:?}); cleanup: {:?}",
@@ -44,10 +46,13 @@ async fn background_job_is_gone(command: &str, survivor: &[&str]) {
 
 #[tokio::test]
 async fn job_control_background_sleep_is_ended() {
-    background_job_is_gone("sleep 1234 &", &["sleep", "1234"]).await;
+    let marker = unique_sleep(1234);
+    background_job_is_gone(&format!("sleep {marker} &"), &marker).await;
 }
 
 #[tokio::test]
 async fn setsid_escapee_is_ended() {
-    background_job_is_gone("setsid sleep 1235 &", &["sleep", "1235"]).await;
+    let marker = unique_sleep(1235);
+    // `-f`: always fork, so the sleep leaves bash's session at once.
+    background_job_is_gone(&format!("setsid -f sleep {marker};"), &marker).await;
 }

@@ -24,7 +24,7 @@ async fn fixture_keys_paste_resize_capture_and_exit_code() {
     let flow = fixture_flow(
         &["--exit-code", "3"],
         r#"
-        { "action": "waitForText", "text": "ready>", "timeoutMs": 5000 },
+        { "action": "waitForText", "text": "ready>", "timeoutMs": 15000 },
         { "action": "assertText", "text": "cursor query: answered 1;1", "row": 2 },
         { "action": "sendKeys", "keys": ["ArrowUp", "ArrowLeft", "Shift+Tab", "F5", "Ctrl+C", "Alt+x", "PageDown"] },
         { "action": "waitForText", "text": "key: PageDown" },
@@ -72,10 +72,13 @@ async fn unterminated_synchronized_update_does_not_hide_the_screen() {
     let base = tempfile::tempdir().unwrap();
     let flow = fixture_flow(
         &["--unterminated-sync"],
-        r#"{ "action": "waitForText", "text": "ready>", "timeoutMs": 3000 }"#,
+        r#"{ "action": "waitForText", "text": "ready>", "timeoutMs": 10000 }"#,
     );
     let run = run_flow(&flow, base.path()).await;
-    // Passing within the 3 s step deadline proves the sync timeout was honoured.
+    // The frame is drawn inside a synchronized update that never ends and
+    // then nothing more is written: without the terminal's own (150 ms)
+    // sync timeout the screen would stay hidden for good, so passing
+    // within the step deadline proves the timeout was honoured.
     run.assert_passed();
 }
 
@@ -95,9 +98,9 @@ async fn a_failing_assertion_names_what_it_saw_and_keeps_evidence() {
     let flow = fixture_flow(
         &[],
         r#"
-        { "action": "waitForText", "text": "ready>", "timeoutMs": 5000 },
+        { "action": "waitForText", "text": "ready>", "timeoutMs": 15000 },
         { "action": "capture" },
-        { "action": "assertText", "text": "this never appears", "timeoutMs": 600 }
+        { "action": "assertText", "text": "this never appears", "timeoutMs": 5000 }
         "#,
     );
     let run = run_flow(&flow, base.path()).await;

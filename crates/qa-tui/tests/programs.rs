@@ -84,7 +84,7 @@ async fn htop_quits_with_f10() {
         { "action": "waitForText", "text": "Quit", "timeoutMs": 10000 },
         { "action": "assertProcessRunning" },
         { "action": "sendKeys", "keys": ["F10"] },
-        { "action": "assertProcessExited", "exitCode": 0, "timeoutMs": 5000 }
+        { "action": "assertProcessExited", "exitCode": 0, "timeoutMs": 15000 }
       ] }"#;
     let run = run_flow(flow, dir.path()).await;
     run.assert_passed();
@@ -129,7 +129,7 @@ async fn twenty_megabytes_then_a_marker() {
     let script = r#"head -c 20000000 /dev/zero | tr "\0" x; echo; echo MARKER-DONE"#;
     let flow = format!(
         r#"{{ "target": {{ "command": {{ "argv": ["sh", "-c", {}] }} }},
-          "steps": [ {{ "action": "waitForText", "text": "MARKER-DONE", "timeoutMs": 30000 }} ] }}"#,
+          "steps": [ {{ "action": "waitForText", "text": "MARKER-DONE", "timeoutMs": 120000 }} ] }}"#,
         js(script)
     );
     let t0 = Instant::now();

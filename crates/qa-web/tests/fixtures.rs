@@ -40,27 +40,35 @@ async fn form_fill_click_and_assert() {
 async fn spinner_settles_before_the_next_step() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/spinner.html" }, "steps": [
         { "action": "click", "locator": { "role": "button", "name": "Load data" } },
-        { "action": "assertText", "locator": { "testId": "result" }, "equals": "Loaded 3 items", "timeoutMs": 50 },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "Loaded 3 items", "timeoutMs": 5000 },
         { "action": "assertNetworkRequest", "path": "/data.json", "status": 200 }
     ] }"#).await;
-    // The click waited for the spinner and the fetch, so a 50 ms assertion holds at once.
     assert_eq!(o.failure(), None);
+    // The click waited for the spinner and the fetch (600 ms later), so the
+    // assertion held at its very first check: counted, not timed, so a slow
+    // machine cannot make it pass or fail by chance.
+    assert_eq!(
+        o.verifies[1], 1,
+        "the result was there when the click step returned"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn covered_button_is_clicked_only_after_the_overlay_leaves() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/overlay.html" }, "steps": [
         { "action": "click", "locator": { "role": "button", "name": "Continue" } },
-        { "action": "assertText", "locator": { "testId": "result" }, "equals": "clicked after overlay", "timeoutMs": 100 }
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "clicked after overlay", "timeoutMs": 5000 }
     ] }"#).await;
+    // The text is decided when the click lands ("clicked under overlay"
+    // otherwise) and never changes after, so a wide timeout proves the same.
     assert_eq!(o.failure(), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn covered_button_reports_the_covering_element() {
     let o = run(
-        r#"{ "target": { "serve": "web", "url": "/overlay.html?ms=10000" }, "steps": [
-        { "action": "click", "locator": { "role": "button", "name": "Continue" }, "timeoutMs": 500 }
+        r#"{ "target": { "serve": "web", "url": "/overlay.html?ms=60000" }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "Continue" }, "timeoutMs": 5000 }
     ] }"#,
     )
     .await;
@@ -75,7 +83,7 @@ async fn enabled_later_passes_never_enabled_fails_naming_the_check() {
         r#"{ "target": { "serve": "web", "url": "/enable-later.html" }, "steps": [
         { "action": "click", "locator": { "role": "button", "name": "Submit" } },
         { "action": "assertText", "locator": { "testId": "result" }, "equals": "submitted" },
-        { "action": "click", "locator": { "role": "button", "name": "Never" }, "timeoutMs": 1000 }
+        { "action": "click", "locator": { "role": "button", "name": "Never" }, "timeoutMs": 5000 }
     ] }"#,
     )
     .await;

@@ -51,7 +51,7 @@ fn every_new_action_is_declared_supported() {
 async fn drag_with_pointer_events() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/drag-pointer.html" }, "steps": [
         { "action": "dragTo", "locator": { "testId": "card" }, "dropTarget": { "testId": "done" } },
-        { "action": "assertText", "locator": { "testId": "result" }, "equals": "dropped in done after several moves", "timeoutMs": 100 },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "dropped in done after several moves", "timeoutMs": 5000 },
         { "action": "assertCount", "locator": { "css": "[data-testid=done] [data-testid=card]" }, "count": 1 }
     ] }"#).await;
     assert_eq!(o.failure(), None);
@@ -63,7 +63,7 @@ async fn drag_with_html5_drag_and_drop() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/drag-html5.html" }, "steps": [
         { "action": "dragTo", "locator": { "testId": "item" }, "dropTarget": { "testId": "target" },
           "targetPosition": { "x": 20, "y": 20 } },
-        { "action": "assertText", "locator": { "testId": "result" }, "equals": "dropped item1", "timeoutMs": 100 },
+        { "action": "assertText", "locator": { "testId": "result" }, "equals": "dropped item1", "timeoutMs": 5000 },
         { "action": "assertCount", "locator": { "css": "[data-testid=target] #item1" }, "count": 1 },
         { "action": "assertAttribute", "locator": { "testId": "result" }, "attribute": "data-events",
           "regex": "^dragstart,dragenter,drop,dragend$" }
@@ -81,7 +81,7 @@ async fn upload_files_to_a_file_input() {
             { "name": "a.txt", "mimeType": "text/plain", "base64": "aGVsbG8=" },
             { "name": "b c.csv", "mimeType": "application/x-custom", "base64": "eCx5" } ] },
         { "action": "assertText", "locator": { "testId": "result" },
-          "equals": "docs: a.txt (5 bytes, hello); b c.csv (3 bytes, x,y)", "timeoutMs": 100 },
+          "equals": "docs: a.txt (5 bytes, hello); b c.csv (3 bytes, x,y)", "timeoutMs": 5000 },
         { "action": "uploadFiles", "locator": { "label": "Comment" }, "files": [
             { "name": "a.txt", "mimeType": "text/plain", "base64": "aGVsbG8=" } ] }
     ] }"#,
@@ -153,7 +153,7 @@ async fn popup_needs_a_name_and_a_popup() {
     let f = o.failure().expect("fails");
     assert!(f.starts_with("web.popup.name_required"), "{f}");
     let o = run(r#"{ "target": { "serve": "web", "url": "/popup.html" }, "steps": [
-        { "action": "openPopup", "name": "x", "locator": { "role": "button", "name": "Do nothing" }, "timeoutMs": 1000 }
+        { "action": "openPopup", "name": "x", "locator": { "role": "button", "name": "Do nothing" }, "timeoutMs": 5000 }
     ] }"#).await;
     let f = o.failure().expect("fails");
     assert!(f.starts_with("web.popup.none"), "{f}");
@@ -233,7 +233,7 @@ async fn download_limits_and_containment() {
     assert!(f.starts_with("web.download.filename_mismatch"), "{f}");
 
     let o = run(r#"{ "target": { "serve": "web", "url": "/download.html" }, "steps": [
-        { "action": "download", "locator": { "role": "link", "name": "Export elsewhere" }, "timeoutMs": 2000 }
+        { "action": "download", "locator": { "role": "link", "name": "Export elsewhere" }, "timeoutMs": 5000 }
     ] }"#).await;
     let f = o.failure().expect("blocked origin");
     assert!(f.starts_with("web.download.none"), "{f}");

@@ -90,7 +90,7 @@ pub fn assert_clean(r: &Value, must_include: &[&str]) {
     for e in ended {
         let pid = e["pid"].as_u64().unwrap();
         assert!(
-            wait_until(Duration::from_secs(5), || !alive(pid)),
+            wait_until(Duration::from_secs(15), || !alive(pid)),
             "{e} is still running"
         );
     }
@@ -115,4 +115,28 @@ pub fn pids_with_argv(argv: &[&str]) -> Vec<u32> {
         }
     }
     out
+}
+
+/// A `sleep` duration unique to this test process — `<base>.<pid>`, still a
+/// valid `sleep` argument — so tests that look for (and kill) `sleep
+/// <marker>` processes never see another concurrent test run's.
+pub fn unique_sleep(base: u32) -> String {
+    format!("{base}.{}", std::process::id())
+}
+
+/// When dropped (also when a test fails half-way), SIGKILLs by pid every
+/// live process whose argv is exactly `["sleep", marker]` for its markers —
+/// processes only this test process starts (see [`unique_sleep`]).
+pub struct KillSleepers(pub Vec<String>);
+
+impl Drop for KillSleepers {
+    fn drop(&mut self) {
+        for m in &self.0 {
+            for pid in pids_with_argv(&["sleep", m]) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
 }

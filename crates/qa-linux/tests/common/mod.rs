@@ -12,6 +12,7 @@ use qa_core::{
 use qa_linux::LinuxDesktopDriver;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What one flow run produced.
 pub struct Run {
@@ -64,6 +65,26 @@ pub async fn run(flow_text: &str) -> Run {
 
 /// Runs a flow with explicit run options (host mode: `virtual_display: false`).
 pub async fn run_with(flow_text: &str, options: RunOptions) -> Run {
+    run_inner(flow_text, options, None).await
+}
+
+/// Runs a flow under the driver's own virtual display; when every step
+/// passed, polls `done` (every 50 ms, for up to `limit`) before closing —
+/// for an effect of the last step that lands a moment later (a program
+/// writing its answer as it exits), instead of a fixed sleep in the flow.
+pub async fn run_until(flow_text: &str, done: &dyn Fn() -> bool, limit: Duration) -> Run {
+    let options = RunOptions {
+        virtual_display: true,
+        ..Default::default()
+    };
+    run_inner(flow_text, options, Some((done, limit))).await
+}
+
+async fn run_inner(
+    flow_text: &str,
+    options: RunOptions,
+    before_close: Option<(&dyn Fn() -> bool, Duration)>,
+) -> Run {
     let started = std::time::Instant::now();
     let flow = Flow::parse(flow_text, &fixtures()).expect("flow parses");
     let dir = tempfile::tempdir().unwrap();
@@ -87,7 +108,7 @@ pub async fn run_with(flow_text: &str, options: RunOptions) -> Run {
         Err(e) => {
             error = Some(e);
             cleanup = processes
-                .end_all(qa_core::process::DEFAULT_GRACE, Deadline::after_ms(5000))
+                .end_all(qa_core::process::DEFAULT_GRACE, Deadline::after_ms(30_000))
                 .await;
         }
         Ok(mut session) => {
@@ -132,7 +153,13 @@ pub async fn run_with(flow_text: &str, options: RunOptions) -> Run {
                     break;
                 }
             }
-            let closed = session.close(Deadline::after_ms(10_000)).await;
+            if let (None, Some((done, limit))) = (&error, before_close) {
+                let until = std::time::Instant::now() + limit;
+                while !done() && std::time::Instant::now() < until {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            let closed = session.close(Deadline::after_ms(30_000)).await;
             cleanup = closed.cleanup;
         }
     }

@@ -58,20 +58,25 @@ impl Run {
     }
 }
 
-/// The fixture binary, built on demand.
+/// The fixture binary, built on demand — at most once per test process
+/// (tests run in parallel threads; the others wait for that one build).
 pub fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let bin = dir.join("tui-fixture");
-    if !bin.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let st = std::process::Command::new(cargo)
-            .args(["build", "-q", "-p", "tui-fixture"])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-    bin
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+        let bin = dir.join("tui-fixture");
+        if !bin.exists() {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let st = std::process::Command::new(cargo)
+                .args(["build", "-q", "-p", "tui-fixture"])
+                .status()
+                .unwrap();
+            assert!(st.success(), "cargo build -p tui-fixture failed");
+        }
+        bin
+    })
+    .clone()
 }
 
 pub fn context(workspace: &Path) -> SessionContext {
@@ -135,7 +140,7 @@ pub async fn run_flow(jsonc: &str, base: &Path) -> Run {
             break;
         }
     }
-    let close = session.close(Deadline::after_ms(10_000)).await;
+    let close = session.close(Deadline::after_ms(30_000)).await;
     Run {
         steps,
         close,
@@ -166,22 +171,56 @@ pub fn check_replay(path: &Path) -> (serde_json::Value, Vec<serde_json::Value>) 
 
 /// Whether any process's command line is exactly `argv`.
 pub fn process_with_cmdline(argv: &[&str]) -> Option<u32> {
+    processes_with_cmdline(argv).into_iter().next()
+}
+
+/// Every process whose command line is exactly `argv`.
+pub fn processes_with_cmdline(argv: &[&str]) -> Vec<u32> {
     let want: Vec<u8> = argv
         .iter()
         .flat_map(|a| a.bytes().chain(std::iter::once(0)))
         .collect();
-    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in dir.flatten() {
         let name = e.file_name();
         let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
             continue;
         };
         if let Ok(c) = std::fs::read(format!("/proc/{pid}/cmdline")) {
             if c == want {
-                return Some(pid);
+                out.push(pid);
             }
         }
     }
-    None
+    out
+}
+
+/// A `sleep` duration unique to this test process — `<base>.<pid>`, still a
+/// valid `sleep` argument — so concurrent test runs never share a marker.
+pub fn unique_sleep(base: u32) -> String {
+    format!("{base}.{}", std::process::id())
+}
+
+/// When dropped (also when a test fails half-way), SIGKILLs by pid every
+/// process whose command line is exactly `argv` — a `sleep` with a
+/// [`unique_sleep`] marker only this test process starts.
+pub struct KillOnDrop(pub Vec<String>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let argv: Vec<&str> = self.0.iter().map(String::as_str).collect();
+        for pid in processes_with_cmdline(&argv) {
+            #[allow(unsafe_code)]
+            // SAFETY: kill(2) on a pid whose command line is this test's
+            // unique marker.
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+        }
+    }
 }
 
 /// A JSON string literal.

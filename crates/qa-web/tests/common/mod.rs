@@ -42,7 +42,7 @@ impl Recorder {
 }
 
 fn serve(mut c: TcpStream, root: Option<PathBuf>, seen: Arc<Mutex<Vec<String>>>) {
-    c.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+    c.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .ok();
     let mut buf = Vec::new();
     let mut b = [0u8; 4096];
@@ -143,8 +143,14 @@ pub fn context() -> Run {
 
 /// What running a flow produced.
 pub struct Outcome {
-    /// Per step: Ok(detail) or Err(code: message).
+    /// Per step: Ok(detail) or Err(code: message). A step listed in
+    /// [`run_flow_expecting`] that failed as expected is `Ok` with the
+    /// failure as its detail (and in `expected_failures`).
     pub steps: Vec<Result<StepOutcome, String>>,
+    /// Per step: how many times `verify` was called (0 for actions).
+    pub verifies: Vec<u32>,
+    /// `(step index, code: message)` of every step that failed as expected.
+    pub expected_failures: Vec<(usize, String)>,
     pub observations: Vec<String>,
     pub close: CloseResult,
     pub profile_dir: PathBuf,
@@ -182,11 +188,37 @@ fn fmt(e: DriverError) -> String {
 /// Runs a flow like the runner: perform actions once, verify assertions on
 /// the cadence until they hold or the step deadline; stops at the first failure.
 pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
+    run_flow_expecting(flow_text, base_dir, &[]).await
+}
+
+/// A step that must fail with `code` (a prefix of `code: message`). The
+/// step is retried on the cadence until it does — it waits for an event
+/// (say, a popup's target going away) instead of sleeping: `Verdict::NotYet`
+/// and the codes in `transient` are retried; holding, any other failure or
+/// the step deadline end the run there like a failure.
+pub struct Expect<'a> {
+    /// 0-based step index.
+    pub step: usize,
+    /// The code it must fail with.
+    pub code: &'a str,
+    /// Codes that may be seen while the event is still under way.
+    pub transient: &'a [&'a str],
+}
+
+/// [`run_flow`], with steps whose failure is the expected outcome: the run
+/// goes on after them (see [`Expect`]).
+pub async fn run_flow_expecting(
+    flow_text: &str,
+    base_dir: &Path,
+    expect: &[Expect<'_>],
+) -> Outcome {
     let flow = Flow::parse(flow_text, base_dir).expect("flow parses");
     let run = context();
     let profile_dir = run.ctx.evidence.run_dir().join("work/chromium-profile");
     let driver = qa_web::WebDriver::new();
     let mut steps = Vec::new();
+    let mut verifies = Vec::new();
+    let mut expected_failures = Vec::new();
     let mut observations = Vec::new();
     let mut session: Box<dyn SurfaceSession> = match driver.open(&flow, run.ctx.clone()).await {
         Ok(s) => s,
@@ -194,12 +226,17 @@ pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
             let close = CloseResult {
                 cleanup: run
                     .processes
-                    .end_all(std::time::Duration::from_secs(2), Deadline::after_ms(5000))
+                    .end_all(
+                        std::time::Duration::from_secs(2),
+                        Deadline::after_ms(30_000),
+                    )
                     .await,
                 ..Default::default()
             };
             return Outcome {
                 steps: vec![Err(fmt(e))],
+                verifies: vec![0],
+                expected_failures,
                 observations,
                 close,
                 profile_dir,
@@ -209,42 +246,94 @@ pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
     };
     for step in &flow.steps {
         let deadline = Deadline::after_ms(step.step_timeout_ms());
-        let r = match step.class() {
-            StepClass::Assertion => {
-                let mut cadence = Cadence::new();
-                let mut last = String::new();
-                loop {
-                    if !cadence.wait(deadline).await {
-                        break Err(format!(
-                            "assertion.timeout: {} not satisfied: {last}",
-                            step.action_name()
-                        ));
-                    }
-                    match session.verify(step, deadline).await {
-                        Ok(Verdict::Holds) => break Ok(StepOutcome::default()),
-                        Ok(Verdict::NotYet { observed }) => last = observed,
-                        Ok(Verdict::Fails { reason }) => {
-                            break Err(format!("assertion.failed: {reason}"))
+        let mut calls = 0u32;
+        let r = if let Some(x) = expect.iter().find(|x| x.step == step.index) {
+            let mut cadence = Cadence::new();
+            let mut last = String::new();
+            loop {
+                if !cadence.wait(deadline).await {
+                    break Err(format!(
+                        "test.expected_failure.timeout: step {} never failed with {}: {last}",
+                        step.index + 1,
+                        x.code
+                    ));
+                }
+                let got = match step.class() {
+                    StepClass::Assertion => {
+                        calls += 1;
+                        match session.verify(step, deadline).await {
+                            Ok(Verdict::NotYet { observed }) => {
+                                last = observed;
+                                continue;
+                            }
+                            Ok(Verdict::Holds) => Ok(()),
+                            Ok(Verdict::Fails { reason }) => {
+                                Err(format!("assertion.failed: {reason}"))
+                            }
+                            Err(e) => Err(fmt(e)),
                         }
-                        Err(e) => break Err(fmt(e)),
                     }
+                    _ => session
+                        .perform(step, deadline)
+                        .await
+                        .map(|_| ())
+                        .map_err(fmt),
+                };
+                match got {
+                    Err(e) if e.starts_with(x.code) => {
+                        expected_failures.push((step.index, e.clone()));
+                        break Ok(StepOutcome {
+                            detail: Some(e),
+                            ..Default::default()
+                        });
+                    }
+                    Err(e) if x.transient.iter().any(|t| e.starts_with(t)) => last = e,
+                    Err(e) => break Err(format!("expected {}, got {e}", x.code)),
+                    Ok(()) => break Err(format!("expected {}, but the step passed", x.code)),
                 }
             }
-            _ => session.perform(step, deadline).await.map_err(fmt),
+        } else {
+            match step.class() {
+                StepClass::Assertion => {
+                    let mut cadence = Cadence::new();
+                    let mut last = String::new();
+                    loop {
+                        if !cadence.wait(deadline).await {
+                            break Err(format!(
+                                "assertion.timeout: {} not satisfied: {last}",
+                                step.action_name()
+                            ));
+                        }
+                        calls += 1;
+                        match session.verify(step, deadline).await {
+                            Ok(Verdict::Holds) => break Ok(StepOutcome::default()),
+                            Ok(Verdict::NotYet { observed }) => last = observed,
+                            Ok(Verdict::Fails { reason }) => {
+                                break Err(format!("assertion.failed: {reason}"))
+                            }
+                            Err(e) => break Err(fmt(e)),
+                        }
+                    }
+                }
+                _ => session.perform(step, deadline).await.map_err(fmt),
+            }
         };
         if let Ok(o) = &r {
             observations.extend(o.observations.clone());
         }
         let failed = r.is_err();
         steps.push(r);
+        verifies.push(calls);
         if failed {
             break;
         }
     }
-    let close = session.close(Deadline::after_ms(10_000)).await;
+    let close = session.close(Deadline::after_ms(30_000)).await;
     observations.extend(close.observations.clone());
     Outcome {
         steps,
+        verifies,
+        expected_failures,
         observations,
         close,
         profile_dir,
@@ -281,7 +370,12 @@ pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
 /// Runs a flow against the web fixtures and checks that closing left no
 /// process behind (the cleanup report and `/proc` agree).
 pub async fn run(flow: &str) -> Outcome {
-    let o = run_flow(flow, &fixtures()).await;
+    run_expecting(flow, &[]).await
+}
+
+/// [`run`] with steps whose failure is expected (see [`Expect`]).
+pub async fn run_expecting(flow: &str, expect: &[Expect<'_>]) -> Outcome {
+    let o = run_flow_expecting(flow, &fixtures(), expect).await;
     assert!(
         o.close.cleanup.left.is_empty(),
         "cleanup left processes: {:?}",
