@@ -48,6 +48,11 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
         "fonts-dejavu-core",
         "readable text in Chromium and GTK screenshots",
     ),
+    (
+        "tesseract-ocr",
+        "secret tests (OCR reads every published PNG)",
+    ),
+    ("tesseract-ocr-eng", "secret tests (English OCR model)"),
 ];
 
 fn root() -> PathBuf {

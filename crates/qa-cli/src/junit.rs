@@ -120,6 +120,27 @@ pub fn render(results: &[(&Path, &RunResult)]) -> String {
     x
 }
 
+/// Writes the report to `path` readable by its owner only (0600 whatever
+/// the umask; an existing file is truncated and made private); a symlink at
+/// `path` is refused, never followed.
+pub fn write_private(path: &std::path::Path, xml: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut f = o.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(xml.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::esc;

@@ -144,16 +144,20 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> EvidenceError + '_ {
     }
 }
 
-/// Checks that `name` is one plain path component.
+/// Checks that `name` is one plain path component made only of ASCII
+/// letters, digits, `-`, `_` and `.` (not starting with `.`), at most 200
+/// bytes: no separators, no control characters, nothing a terminal would
+/// interpret when the name is printed.
 pub fn check_name(name: &str) -> Result<(), EvidenceError> {
     let p = Path::new(name);
     let mut comps = p.components();
     let ok = matches!(
         (comps.next(), comps.next()),
         (Some(Component::Normal(_)), None)
-    ) && !name.contains('/')
-        && !name.contains('\\')
-        && !name.contains('\0')
+    ) && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
         && name.len() <= 200;
     if ok {
         Ok(())
@@ -205,6 +209,43 @@ pub fn create_private_file(p: &Path) -> Result<File, EvidenceError> {
     o.open(p).map_err(io_err(p))
 }
 
+/// The file in `work/` that names the process owning a run's scratch.
+const OWNER_FILE: &str = ".owner";
+
+/// Removes the `work/` scratch of earlier runs in this workspace whose
+/// owning process is gone (killed before it could clean up, and with no
+/// watchdog left to do it): a browser profile or other run state is never
+/// left at rest. Only a scratch directory with an owner file naming a
+/// process that is no longer running is removed; symlinks are never
+/// followed.
+fn sweep_orphaned_scratch(runs: &Path) {
+    let Ok(entries) = fs::read_dir(runs) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let work = e.path().join("work");
+        let Ok(meta) = fs::symlink_metadata(&work) else {
+            continue;
+        };
+        if !meta.is_dir() || e.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
+            continue;
+        }
+        let Ok(owner) = fs::read_to_string(work.join(OWNER_FILE)) else {
+            continue;
+        };
+        let mut words = owner.split_whitespace().map(str::parse::<u64>);
+        let (Some(Ok(pid)), Some(Ok(start))) = (words.next(), words.next()) else {
+            continue;
+        };
+        let Ok(pid) = u32::try_from(pid) else {
+            continue;
+        };
+        if !crate::process::identity_running(pid, start) {
+            let _ = fs::remove_dir_all(&work);
+        }
+    }
+}
+
 /// The `file:` URI of an absolute path.
 pub fn file_uri(p: &Path) -> String {
     url::Url::from_file_path(p)
@@ -233,11 +274,21 @@ impl Evidence {
     ) -> Result<Evidence, EvidenceError> {
         check_name(run_id)?;
         if !workspace.exists() {
-            fs::create_dir_all(workspace).map_err(io_err(workspace))?;
+            // Private whatever the umask: the mode is 0700 before the umask
+            // can only take bits away.
+            let mut b = fs::DirBuilder::new();
+            b.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                b.mode(0o700);
+            }
+            b.create(workspace).map_err(io_err(workspace))?;
         }
         let ws = workspace.canonicalize().map_err(io_err(workspace))?;
         let runs = ws.join("runs");
         ensure_private_dir(&runs)?;
+        sweep_orphaned_scratch(&runs);
         let run_dir = runs.join(run_id);
         refuse_symlink(&run_dir)?;
         create_private_dir(&run_dir)?;
@@ -267,7 +318,20 @@ impl Evidence {
     pub fn scratch_dir(&self, name: &str) -> Result<PathBuf, EvidenceError> {
         check_name(name)?;
         let work = self.run_dir.join("work");
-        ensure_private_dir(&work)?;
+        refuse_symlink(&work)?;
+        match create_private_dir(&work) {
+            Ok(()) => {
+                // Who owns it, for the sweep of a later run; and the
+                // watchdog removes it if this process dies first.
+                if let Some((pid, start)) = crate::process::self_identity() {
+                    let mut f = create_private_file(&work.join(OWNER_FILE))?;
+                    let _ = writeln!(f, "{pid} {start}");
+                }
+                crate::process::guard_scratch(&work);
+            }
+            Err(EvidenceError::Exists(_)) => refuse_symlink(&work)?,
+            Err(e) => return Err(e),
+        }
         let d = work.join(name);
         refuse_symlink(&d)?;
         create_private_dir(&d)?;
@@ -281,11 +345,15 @@ impl Evidence {
     pub fn remove_scratch(&self) -> Result<(), EvidenceError> {
         let work = self.run_dir.join("work");
         refuse_symlink(&work)?;
-        match fs::remove_dir_all(&work) {
+        let r = match fs::remove_dir_all(&work) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(io_err(&work)(e)),
+        };
+        if r.is_ok() {
+            crate::process::release_scratch(&work);
         }
+        r
     }
 
     /// A path for a new file in the run root itself (`result.json`, …).

@@ -175,6 +175,19 @@ pub async fn launch(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(false);
+    // The profile is the run's private scratch (cookies, session state):
+    // Chromium writes it owner-only whatever the caller's umask.
+    #[cfg(unix)]
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: umask(2) is async-signal-safe; called between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::umask(0o077);
+                Ok(())
+            });
+        }
+    }
     let mut child = processes.spawn(cmd, "chromium").map_err(|e| {
         DriverError::new(
             "web.launch.failed",

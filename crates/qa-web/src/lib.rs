@@ -53,7 +53,6 @@ pub mod containment;
 pub mod diagnostics;
 pub mod events;
 pub mod launch;
-mod leaks;
 pub mod page;
 pub mod proxy;
 pub mod scope;

@@ -300,7 +300,20 @@ pub(super) fn reap(pid: u32) -> bool {
     }
 }
 
-/// The value of `var` in the initial environment of `pid`, if present.
+/// Collects every zombie child of this process (at host exit only: it
+/// takes exit statuses other code may still want).
+pub(super) fn reap_all() {
+    loop {
+        let mut status: c_int = 0;
+        #[allow(unsafe_code)]
+        // SAFETY: waitpid with a valid status pointer; WNOHANG never blocks.
+        let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if r <= 0 {
+            return;
+        }
+    }
+}
+
 /// What `/proc/<pid>/environ` says of one variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum EnvLookup {
@@ -313,6 +326,7 @@ pub(super) enum EnvLookup {
     Unknown,
 }
 
+/// The value of `var` in the initial environment of `pid`.
 pub(super) fn environ_value(pid: u32, var: &str) -> EnvLookup {
     let Ok(bytes) = std::fs::read(format!("/proc/{pid}/environ")) else {
         return EnvLookup::Unknown;

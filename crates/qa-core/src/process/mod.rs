@@ -175,6 +175,90 @@ impl CleanupReport {
     }
 }
 
+/// Where the host starts every child process through a [`ProcessOwner`]
+/// (the `ui-qa` binary does), an orphan the subreaper adopted is one of
+/// ours even when its environment was scrubbed and carries no marker (a
+/// daemon started under `env -i` that double-forked and called `setsid`):
+/// with this on, such an orphan in a session of its own belongs to the only
+/// active owner; while several owners are active it is reported under
+/// `left` by their cleanups (it cannot be attributed to one run) and ended
+/// by [`shutdown`]. Off by default: a library host may start children of
+/// its own that no owner knows.
+pub fn claim_unmarked_orphans(on: bool) {
+    #[cfg(target_os = "linux")]
+    owned::set_claim_unmarked(on);
+    let _ = on;
+}
+
+/// Call once when the host is about to exit, after every run has cleaned
+/// up: ends the unmarked orphans [`claim_unmarked_orphans`] could not
+/// attribute (Linux), collects every zombie child of the process (so none
+/// is handed to an init that never reaps), and stops and collects the
+/// watchdog. Returns what it ended.
+pub async fn shutdown(grace: Duration, deadline: Deadline) -> CleanupReport {
+    #[cfg(target_os = "linux")]
+    {
+        owned::shutdown(grace, deadline).await
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = grace;
+        #[cfg(unix)]
+        watchdog::stop(deadline);
+        #[cfg(not(unix))]
+        let _ = deadline;
+        CleanupReport::default()
+    }
+}
+
+/// Guards a run's scratch directory (`<run>/work`): if the host dies
+/// before it removes the directory itself, the watchdog removes it after
+/// ending the run's processes (Unix; see the watchdog docs for how the path
+/// is walked). Call [`release_scratch`] once the runner removed it.
+pub fn guard_scratch(path: &std::path::Path) {
+    #[cfg(unix)]
+    if let Some(p) = path.to_str() {
+        watchdog::scratch(p);
+    }
+    let _ = path;
+}
+
+/// The runner removed a guarded scratch directory itself.
+pub fn release_scratch(path: &std::path::Path) {
+    #[cfg(unix)]
+    if let Some(p) = path.to_str() {
+        watchdog::unscratch(p);
+    }
+    let _ = path;
+}
+
+/// This process as `(pid, start time)` (Linux), the identity written next
+/// to a run's scratch so a later run can tell whether its owner is gone.
+pub fn self_identity() -> Option<(u32, u64)> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::read_stat(std::process::id()).map(|s| (s.pid, s.start))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Whether the process named by `(pid, start)` is still running (Linux;
+/// elsewhere `true`, so nothing is ever swept on a guess).
+pub fn identity_running(pid: u32, start: u64) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        linux::running(pid, start)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pid, start);
+        true
+    }
+}
+
 /// Owns the processes one run started.
 ///
 /// Launch every program through [`ProcessOwner::spawn`], or prepare it with

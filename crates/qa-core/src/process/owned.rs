@@ -5,8 +5,25 @@ use super::tree::{find_owned, Found, Known, Session, Tracked};
 use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, LeftProcess, OWNER_ENV};
 use crate::deadline::Deadline;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::Duration;
+
+/// Whether an orphan the subreaper adopted without this process's owner
+/// marker (its environment was scrubbed, e.g. `env -i`) is owned (see
+/// [`super::claim_unmarked_orphans`]).
+static CLAIM_UNMARKED: AtomicBool = AtomicBool::new(false);
+/// Owners with something registered (between their first registration and
+/// a cleanup that left nothing).
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+
+pub(super) fn set_claim_unmarked(on: bool) {
+    CLAIM_UNMARKED.store(on, Ordering::SeqCst);
+}
+
+fn claim_unmarked() -> bool {
+    CLAIM_UNMARKED.load(Ordering::SeqCst)
+}
 
 /// How often the sampler walks `/proc` while something is registered.
 const SAMPLE_EVERY: Duration = Duration::from_millis(150);
@@ -39,6 +56,28 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     token: String,
+    /// Counted in [`ACTIVE`].
+    active: AtomicBool,
+}
+
+impl Shared {
+    fn activate(&self) {
+        if !self.active.swap(true, Ordering::SeqCst) {
+            ACTIVE.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn deactivate(&self) {
+        if self.active.swap(false, Ordering::SeqCst) {
+            ACTIVE.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.deactivate();
+    }
 }
 
 /// The Linux owner.
@@ -70,6 +109,7 @@ impl Owner {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 token: format!("{}-{}-{seq}", me.pid, me.start),
+                active: AtomicBool::new(false),
             }),
         }
     }
@@ -84,6 +124,7 @@ impl Owner {
 
     pub(super) fn register(&self, pid: u32, label: &str, seq: Option<u64>) {
         let stat = linux::read_stat(pid);
+        self.shared.activate();
         let mut st = self.shared.lock();
         st.roots.push(Root {
             pid,
@@ -175,6 +216,17 @@ impl Shared {
         }
         let value = match linux::environ_value(s.pid, OWNER_ENV) {
             linux::EnvLookup::Value(v) => Some(v),
+            // No marker at all: its environment was scrubbed. Where the host
+            // starts every child through an owner, an adopted orphan in a
+            // session of its own is still one of ours: it belongs to the only
+            // active owner; with several active it is not attributed here
+            // (reported as left, ended at host shutdown).
+            linux::EnvLookup::Absent if claim_unmarked() && s.sid != self_stat().sid => {
+                if ACTIVE.load(Ordering::SeqCst) == 1 && self.active.load(Ordering::SeqCst) {
+                    return st.roots.first().map(|r| r.pid);
+                }
+                return None;
+            }
             linux::EnvLookup::Absent => None,
             // Unreadable for now (mid-exec): ask again next time rather than
             // remember a wrong "not ours".
@@ -241,6 +293,9 @@ impl Shared {
                 }
                 continue;
             }
+            if !st.tracked.contains_key(&o.stat.pid) {
+                watchdog::track(o.stat.pid, o.stat.start);
+            }
             alive.insert(
                 o.stat.pid,
                 Tracked {
@@ -248,6 +303,9 @@ impl Shared {
                     root: o.root,
                 },
             );
+        }
+        for gone in st.tracked.keys().filter(|p| !alive.contains_key(p)) {
+            watchdog::untrack(*gone);
         }
         st.tracked = alive;
         for (sid, sess) in found.new_sessions {
@@ -344,6 +402,9 @@ impl<'a> Cleanup<'a> {
             }
         }
         for o in found.owned {
+            if !self.entries.contains_key(&o.stat.pid) && !o.stat.is_dead() {
+                watchdog::track(o.stat.pid, o.stat.start);
+            }
             let e = self.entries.entry(o.stat.pid).or_insert(Entry {
                 stat: o.stat,
                 root: o.root,
@@ -421,9 +482,19 @@ impl<'a> Cleanup<'a> {
     fn finish(mut self) -> CleanupReport {
         self.look(None);
         let root_pids: HashSet<u32> = self.roots.iter().map(|r| r.pid).collect();
+        // Ended processes that are now our zombies — adopted when their
+        // parent died first, so their parent is read again now — are
+        // collected here; roots are the spawner's (tokio's) to reap.
         for e in self.entries.values() {
-            if e.how.is_some() && e.stat.ppid == self.me.pid && !root_pids.contains(&e.stat.pid) {
-                linux::reap(e.stat.pid);
+            if e.how.is_some() && !root_pids.contains(&e.stat.pid) {
+                let ours = linux::read_stat(e.stat.pid)
+                    .is_some_and(|s| s.start == e.stat.start && s.ppid == self.me.pid);
+                if ours {
+                    linux::reap(e.stat.pid);
+                }
+            }
+            if e.how.is_some() {
+                watchdog::untrack(e.stat.pid);
             }
         }
         let mut report = CleanupReport::default();
@@ -497,6 +568,15 @@ impl<'a> Cleanup<'a> {
             }
         }
         st.tracked.extend(left_tracked);
+        if claim_unmarked() && ACTIVE.load(Ordering::SeqCst) > 1 {
+            for (pid, reason) in unattributed_orphans(&self.me, &self.exclude) {
+                report.left.push(LeftProcess {
+                    pid,
+                    label: "adopted orphan".into(),
+                    reason,
+                });
+            }
+        }
         if !report.left.is_empty() {
             report.status = CleanupStatus::Incomplete;
             // Keep the labels of what is left for a later attempt.
@@ -506,6 +586,102 @@ impl<'a> Cleanup<'a> {
                 }
             }
         }
+        if st.roots.is_empty() && st.tracked.is_empty() {
+            drop(st);
+            self.shared.deactivate();
+        }
         report
     }
+}
+
+/// Running direct children of this process in sessions of their own that
+/// carry no owner marker: orphans the subreaper adopted whose environment
+/// was scrubbed, while several owners were active (so none can claim them).
+fn unattributed_orphans(me: &Stat, exclude: &[u32]) -> Vec<(u32, String)> {
+    linux::scan()
+        .into_iter()
+        .filter(|s| {
+            s.ppid == me.pid
+                && s.sid != me.sid
+                && !s.is_dead()
+                && !exclude.contains(&s.pid)
+                && linux::environ_value(s.pid, OWNER_ENV) == linux::EnvLookup::Absent
+        })
+        .map(|s| {
+            (
+                s.pid,
+                format!(
+                    "adopted by ui-qa with no run marker while {} runs were active: not attributed to one run; ended when the host shuts down",
+                    ACTIVE.load(Ordering::SeqCst)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// At host exit (see [`super::shutdown`]): ends every orphan adopted with no
+/// marker (only where unmarked orphans are claimed, and no owner is still
+/// active), collects every zombie child, and stops the watchdog.
+pub(super) async fn shutdown(grace: Duration, deadline: Deadline) -> CleanupReport {
+    let me = self_stat();
+    let exclude: Vec<u32> = watchdog::pid().into_iter().collect();
+    let mut report = CleanupReport::default();
+    if claim_unmarked() && ACTIVE.load(Ordering::SeqCst) == 0 {
+        // Every run has cleaned up, and the host starts children only
+        // through owners: any child still running (adopted after its run's
+        // cleanup, marked or not) is a leftover of ours.
+        let leftovers: Vec<(u32, String)> = linux::scan()
+            .into_iter()
+            .filter(|s| s.ppid == me.pid && !s.is_dead() && !exclude.contains(&s.pid))
+            .map(|s| (s.pid, String::new()))
+            .collect();
+        let roots: Vec<Root> = leftovers
+            .into_iter()
+            .map(|(pid, _)| Root {
+                pid,
+                start: linux::read_stat(pid).map(|s| s.start),
+                label: "adopted orphan".into(),
+                seq: None,
+            })
+            .collect();
+        if !roots.is_empty() {
+            let shared = Shared {
+                state: Mutex::new(State::default()),
+                token: String::new(),
+                active: AtomicBool::new(false),
+            };
+            let mut run = Cleanup::new(&shared, roots, HashMap::new(), HashMap::new());
+            run.look(Some(libc::SIGTERM));
+            let term_until = Deadline::after(grace).min(deadline);
+            while !term_until.expired() && run.any_running() {
+                tokio::time::sleep(POLL_EVERY.min(term_until.remaining())).await;
+                run.look(Some(libc::SIGTERM));
+            }
+            if run.any_running() {
+                run.look(Some(libc::SIGKILL));
+                let kill_until =
+                    Deadline::after(KILL_WAIT_MIN.max(deadline.remaining()).min(KILL_WAIT_MAX));
+                while !kill_until.expired() && run.any_running() {
+                    tokio::time::sleep(POLL_EVERY).await;
+                    run.look(Some(libc::SIGKILL));
+                }
+            }
+            report = run.finish();
+        }
+    }
+    watchdog::stop(deadline);
+    // Collect every zombie child; a child that is still exiting is waited
+    // for (bounded), so none is handed to an init that never reaps.
+    loop {
+        linux::reap_all();
+        let waiting = claim_unmarked()
+            && linux::scan()
+                .iter()
+                .any(|s| s.ppid == me.pid && !exclude.contains(&s.pid));
+        if !waiting || deadline.expired() {
+            break;
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+    report
 }

@@ -4,11 +4,21 @@
 //! One per process, started by the first [`ProcessOwner`](super::ProcessOwner)
 //! with `fork()` — no re-exec, so it works inside any host binary. Runner and
 //! watchdog share a Unix socket pair (a pipe that cannot raise SIGPIPE). The
-//! runner writes `add <sid> <leader start>\n` and `del <sid>\n`; the watchdog
-//! only reads. When the read returns end-of-file, every copy of the runner's
-//! end is closed — the runner exited or was killed — and the watchdog ends
-//! every session still registered: SIGTERM, up to 1 s of grace, then SIGKILL
-//! (repeated until nothing is left), and exits.
+//! runner writes `add <sid> <leader start>\n` and `del <sid>\n` for owned
+//! sessions, and `track <pid> <start>\n` and `untrack <pid>\n` for every
+//! other owned process it found (descendants that escaped their session,
+//! adopted orphans); the watchdog only reads. When the read returns
+//! end-of-file, every copy of the runner's end is closed — the runner
+//! exited or was killed — and the watchdog ends everything registered and
+//! everything descended from it, remembering every process it ever matched
+//! (so a double fork is followed through its exited middle process): rounds
+//! of SIGSTOP until nothing new appears (a process that would respawn is
+//! frozen with its children), then SIGKILL, until `/proc` shows nothing
+//! matched three times in a row; then it exits. There is no SIGTERM on this
+//! path: with the runner gone no subreaper catches what a SIGTERM handler
+//! might double-fork. A runner that exits
+//! normally stops it with [`stop`] and collects it, so it never becomes a
+//! zombie of init.
 //!
 //! The child runs in a multi-threaded process after `fork()`, so it only
 //! makes raw, async-signal-safe system calls on memory allocated before the
@@ -28,6 +38,11 @@ use super::linux::{self, Stat};
 
 /// Most sessions the watchdog remembers.
 const MAX_SESSIONS: usize = 4096;
+/// Most individually tracked processes the watchdog remembers.
+const MAX_TRACKED: usize = 4096;
+/// Most processes the watchdog remembers having matched while it ends them.
+#[cfg(target_os = "linux")]
+const MAX_SEEN: usize = 16384;
 /// Most processes one `/proc` snapshot holds in the watchdog.
 #[cfg(target_os = "linux")]
 const MAX_PROCS: usize = 65536;
@@ -40,14 +55,23 @@ struct Watchdog {
 struct Registry {
     running: Option<Watchdog>,
     sessions: BTreeMap<u32, u64>,
+    tracked: BTreeMap<u32, u64>,
+    scratch: Vec<String>,
     failed: bool,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     running: None,
     sessions: BTreeMap::new(),
+    tracked: BTreeMap::new(),
+    scratch: Vec::new(),
     failed: false,
 });
+
+/// Most scratch directories the watchdog removes.
+const MAX_SCRATCH: usize = 64;
+/// Longest scratch path (and so protocol line) the watchdog takes.
+const MAX_LINE: usize = 4096;
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -85,6 +109,69 @@ pub(super) fn del(sid: u32) {
     }
 }
 
+/// Registers one owned process by `(pid, start)`.
+pub(super) fn track(pid: u32, start: u64) {
+    let mut reg = registry();
+    if reg.tracked.len() < MAX_TRACKED && reg.tracked.insert(pid, start) != Some(start) {
+        send(&mut reg, &format!("track {pid} {start}\n"));
+    }
+}
+
+/// Unregisters a process that cleanup ended.
+pub(super) fn untrack(pid: u32) {
+    let mut reg = registry();
+    if reg.tracked.remove(&pid).is_some() {
+        send(&mut reg, &format!("untrack {pid}\n"));
+    }
+}
+
+/// Registers a run's scratch directory (an absolute, canonical path whose
+/// last component is `work`): if the runner dies, the watchdog removes it
+/// after ending the processes, so no browser profile or other run state is
+/// left at rest. A path with a newline, or too long, is not registered.
+pub(super) fn scratch(path: &str) {
+    if path.contains('\n') || path.len() + 16 > MAX_LINE || !path.starts_with('/') {
+        return;
+    }
+    ensure();
+    let mut reg = registry();
+    if reg.scratch.len() < MAX_SCRATCH && !reg.scratch.iter().any(|p| p == path) {
+        reg.scratch.push(path.to_string());
+        send(&mut reg, &format!("scratch {path}\n"));
+    }
+}
+
+/// Unregisters a scratch directory the runner removed itself.
+pub(super) fn unscratch(path: &str) {
+    let mut reg = registry();
+    if let Some(i) = reg.scratch.iter().position(|p| p == path) {
+        reg.scratch.swap_remove(i);
+        send(&mut reg, &format!("unscratch {path}\n"));
+    }
+}
+
+/// Stops the watchdog at a normal exit of the host: closes the runner's end
+/// (the watchdog ends whatever is still registered, then exits) and
+/// collects it, waiting until `deadline` at most. Registrations after this
+/// start a new one.
+pub(super) fn stop(deadline: crate::deadline::Deadline) {
+    let Some(w) = registry().running.take() else {
+        return;
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: closing our own descriptor; waitpid on our own child's pid.
+    unsafe {
+        libc::close(w.fd);
+        loop {
+            let r = libc::waitpid(w.pid, std::ptr::null_mut(), libc::WNOHANG);
+            if r != 0 || deadline.expired() {
+                return;
+            }
+            sleep_ms(10);
+        }
+    }
+}
+
 fn send(reg: &mut Registry, line: &str) {
     if write_line(reg.running.as_ref(), line) {
         return;
@@ -102,6 +189,12 @@ fn send(reg: &mut Registry, line: &str) {
     if let Ok(w) = start() {
         for (sid, start) in &reg.sessions {
             write_line(Some(&w), &format!("add {sid} {start}\n"));
+        }
+        for (pid, start) in &reg.tracked {
+            write_line(Some(&w), &format!("track {pid} {start}\n"));
+        }
+        for path in &reg.scratch {
+            write_line(Some(&w), &format!("scratch {path}\n"));
         }
         reg.running = Some(w);
     }
@@ -134,10 +227,16 @@ fn write_line(w: Option<&Watchdog>, line: &str) -> bool {
 /// Memory the child uses, allocated before `fork()`.
 struct Memory {
     sessions: Vec<(u32, u64)>,
+    tracked: Vec<(u32, u64)>,
     #[cfg(target_os = "linux")]
     table: Vec<Stat>,
     #[cfg(target_os = "linux")]
     marked: Vec<bool>,
+    /// `(pid, start)` of every process ever matched while ending.
+    #[cfg(target_os = "linux")]
+    seen: Vec<(u32, u64)>,
+    /// Scratch directories to remove, as NUL-terminated paths.
+    scratch: Vec<[u8; MAX_LINE]>,
 }
 
 fn start() -> std::io::Result<Watchdog> {
@@ -148,10 +247,14 @@ fn start() -> std::io::Result<Watchdog> {
     let kind = libc::SOCK_STREAM;
     let mut mem = Memory {
         sessions: Vec::with_capacity(MAX_SESSIONS),
+        tracked: Vec::with_capacity(MAX_TRACKED),
         #[cfg(target_os = "linux")]
         table: Vec::with_capacity(MAX_PROCS),
         #[cfg(target_os = "linux")]
         marked: Vec::with_capacity(MAX_PROCS),
+        #[cfg(target_os = "linux")]
+        seen: Vec::with_capacity(MAX_SEEN),
+        scratch: Vec::with_capacity(MAX_SCRATCH),
     };
     #[allow(unsafe_code)]
     // SAFETY: socketpair/fcntl/fork on valid arguments. The forked child runs
@@ -208,7 +311,7 @@ fn child_main(fd: c_int, max_fd: c_int, mem: &mut Memory) -> ! {
         libc::setsid();
         libc::chdir(c"/".as_ptr());
         #[cfg(target_os = "linux")]
-        libc::prctl(libc::PR_SET_NAME, c"ui-qa-watchdog".as_ptr());
+        show_counts(0, 0);
         // Handlers belong to the host program: reset them all, then ignore
         // what a terminal or a tidy-up script might send.
         let mut dfl: libc::sigaction = std::mem::zeroed();
@@ -259,7 +362,7 @@ fn child_main(fd: c_int, max_fd: c_int, mem: &mut Memory) -> ! {
         }
 
         let mut buf = [0u8; 512];
-        let mut line = [0u8; 128];
+        let mut line = [0u8; MAX_LINE];
         let mut len = 0usize;
         loop {
             let n = libc::read(keep, buf.as_mut_ptr().cast(), buf.len());
@@ -274,8 +377,13 @@ fn child_main(fd: c_int, max_fd: c_int, mem: &mut Memory) -> ! {
             }
             for &b in buf.iter().take(n as usize) {
                 if b == b'\n' {
-                    handle_line(line.get(..len).unwrap_or(&[]), &mut mem.sessions);
+                    let l = line.get(..len).unwrap_or(&[]);
+                    if !handle_scratch(l, &mut mem.scratch) {
+                        handle_line(l, &mut mem.sessions, &mut mem.tracked);
+                    }
                     len = 0;
+                    #[cfg(target_os = "linux")]
+                    show_counts(mem.sessions.len(), mem.tracked.len());
                 } else if let Some(slot) = line.get_mut(len) {
                     *slot = b;
                     len += 1;
@@ -283,7 +391,52 @@ fn child_main(fd: c_int, max_fd: c_int, mem: &mut Memory) -> ! {
             }
         }
         end_sessions(mem);
+        #[cfg(target_os = "linux")]
+        for path in mem.scratch.iter() {
+            remove_scratch(path);
+        }
         libc::_exit(0)
+    }
+}
+
+/// Names the watchdog `ui-qa-wd S/T` (S sessions and T single processes
+/// it guards), so `ps` shows what it would end. Stack memory only.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+// SAFETY: prctl(PR_SET_NAME) with a NUL-terminated stack buffer.
+fn show_counts(sessions: usize, tracked: usize) {
+    let mut name = [0u8; 16];
+    let mut n = 0;
+    let mut put = |b: u8| {
+        if n < 15 {
+            name[n] = b;
+            n += 1;
+        }
+    };
+    for &b in b"ui-qa-wd " {
+        put(b);
+    }
+    let digits = |mut v: usize, put: &mut dyn FnMut(u8)| {
+        let mut d = [0u8; 20];
+        let mut k = 0;
+        loop {
+            d[k] = b'0' + (v % 10) as u8;
+            k += 1;
+            v /= 10;
+            if v == 0 || k == d.len() {
+                break;
+            }
+        }
+        while k > 0 {
+            k -= 1;
+            put(d[k]);
+        }
+    };
+    digits(sessions, &mut put);
+    put(b'/');
+    digits(tracked, &mut put);
+    unsafe {
+        libc::prctl(libc::PR_SET_NAME, name.as_ptr());
     }
 }
 
@@ -307,40 +460,201 @@ fn close_all_except(keep: c_int, max_fd: c_int) {
     }
 }
 
-/// Applies one protocol line: `add <sid> <start>` or `del <sid>`.
-fn handle_line(line: &[u8], sessions: &mut Vec<(u32, u64)>) {
+/// Applies `scratch <path>` / `unscratch <path>`; false for other lines.
+fn handle_scratch(line: &[u8], list: &mut Vec<[u8; MAX_LINE]>) -> bool {
+    let (add, path) = if let Some(p) = line.strip_prefix(b"scratch ") {
+        (true, p)
+    } else if let Some(p) = line.strip_prefix(b"unscratch ") {
+        (false, p)
+    } else {
+        return false;
+    };
+    if path.is_empty() || path.len() >= MAX_LINE || path.contains(&0) {
+        return true;
+    }
+    let same =
+        |e: &[u8; MAX_LINE]| e.get(..path.len()) == Some(path) && e.get(path.len()) == Some(&0);
+    let pos = list.iter().position(same);
+    match (add, pos) {
+        (true, None) if list.len() < list.capacity() => {
+            let mut e = [0u8; MAX_LINE];
+            if let Some(d) = e.get_mut(..path.len()) {
+                d.copy_from_slice(path);
+            }
+            list.push(e);
+        }
+        (false, Some(i)) => {
+            list.swap_remove(i);
+        }
+        _ => {}
+    }
+    true
+}
+
+/// Removes one registered scratch directory after the runner died: the
+/// path is walked from `/` one component at a time without following a
+/// symlink (the run directory's path is canonical, so a symlink on it was
+/// put there by someone else: nothing is removed), its last component must
+/// be `work`, and the tree below is removed without following symlinks.
+/// Raw system calls on stack memory only.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+// SAFETY (whole function): openat/unlinkat/close on descriptors this
+// function opened, with NUL-terminated stack buffers.
+fn remove_scratch(path: &[u8; MAX_LINE]) {
+    let len = path.iter().position(|&b| b == 0).unwrap_or(0);
+    let p = path.get(..len).unwrap_or(&[]);
+    if p.first() != Some(&b'/') || !p.ends_with(b"/work") {
+        return;
+    }
+    unsafe {
+        let mut dir = libc::open(
+            c"/".as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if dir < 0 {
+            return;
+        }
+        let comps: usize = p.split(|&b| b == b'/').filter(|c| !c.is_empty()).count();
+        let mut i = 0;
+        for comp in p.split(|&b| b == b'/').filter(|c| !c.is_empty()) {
+            i += 1;
+            let mut name = [0u8; 256];
+            if comp.len() >= name.len() || comp == b"." || comp == b".." {
+                libc::close(dir);
+                return;
+            }
+            if let Some(d) = name.get_mut(..comp.len()) {
+                d.copy_from_slice(comp);
+            }
+            if i == comps {
+                remove_tree(dir, &name, 0);
+                libc::close(dir);
+                return;
+            }
+            let next = libc::openat(
+                dir,
+                name.as_ptr().cast(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            );
+            libc::close(dir);
+            if next < 0 {
+                return;
+            }
+            dir = next;
+        }
+        libc::close(dir);
+    }
+}
+
+/// Removes `name` (NUL-terminated) inside `dir`: a file or symlink is
+/// unlinked, a directory emptied then removed; never follows a symlink.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+// SAFETY (whole function): raw system calls on descriptors it opened and on
+// stack buffers; getdents64 records are read within the returned length.
+fn remove_tree(dir: c_int, name: &[u8; 256], depth: u32) {
+    unsafe {
+        if libc::unlinkat(dir, name.as_ptr().cast(), 0) == 0 {
+            return;
+        }
+        if depth > 48 {
+            return;
+        }
+        let fd = libc::openat(
+            dir,
+            name.as_ptr().cast(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return;
+        }
+        for _ in 0..4 {
+            let mut buf = [0u8; 2048];
+            loop {
+                let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
+                if n <= 0 {
+                    break;
+                }
+                let n = n as usize;
+                let mut off = 0usize;
+                while off + 19 < n {
+                    // struct linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name
+                    let reclen = u16::from_ne_bytes([
+                        *buf.get(off + 16).unwrap_or(&0),
+                        *buf.get(off + 17).unwrap_or(&0),
+                    ]) as usize;
+                    if reclen == 0 || off + reclen > n {
+                        break;
+                    }
+                    let mut child = [0u8; 256];
+                    let mut k = 0;
+                    while k < 255 && off + 19 + k < off + reclen {
+                        let b = *buf.get(off + 19 + k).unwrap_or(&0);
+                        if b == 0 {
+                            break;
+                        }
+                        if let Some(slot) = child.get_mut(k) {
+                            *slot = b;
+                        }
+                        k += 1;
+                    }
+                    let dot = k == 1 && child[0] == b'.';
+                    let dotdot = k == 2 && child[0] == b'.' && child[1] == b'.';
+                    if k > 0 && !dot && !dotdot {
+                        remove_tree(fd, &child, depth + 1);
+                    }
+                    off += reclen;
+                }
+            }
+            if libc::unlinkat(dir, name.as_ptr().cast(), libc::AT_REMOVEDIR) == 0 {
+                break;
+            }
+            libc::lseek(fd, 0, libc::SEEK_SET);
+        }
+        libc::close(fd);
+    }
+}
+
+/// Applies one protocol line: `add <sid> <start>`, `del <sid>`,
+/// `track <pid> <start>` or `untrack <pid>`.
+fn handle_line(line: &[u8], sessions: &mut Vec<(u32, u64)>, tracked: &mut Vec<(u32, u64)>) {
     let mut words = line.split(|&b| b == b' ').filter(|w| !w.is_empty());
     let verb = words.next().unwrap_or(&[]);
-    let Some(sid) = words
+    let Some(id) = words
         .next()
         .and_then(number)
         .and_then(|n| u32::try_from(n).ok())
     else {
         return;
     };
-    if sid <= 1 {
+    if id <= 1 {
         return;
     }
-    let pos = sessions.iter().position(|&(s, _)| s == sid);
+    let list = match verb {
+        b"add" | b"del" => sessions,
+        b"track" | b"untrack" => tracked,
+        _ => return,
+    };
+    let pos = list.iter().position(|&(s, _)| s == id);
     match verb {
-        b"add" => {
+        b"add" | b"track" => {
             let start = words.next().and_then(number).unwrap_or(0);
             match pos {
                 Some(i) => {
-                    if let Some(slot) = sessions.get_mut(i) {
-                        *slot = (sid, start);
+                    if let Some(slot) = list.get_mut(i) {
+                        *slot = (id, start);
                     }
                 }
-                None if sessions.len() < sessions.capacity() => sessions.push((sid, start)),
+                None if list.len() < list.capacity() => list.push((id, start)),
                 None => {}
             }
         }
-        b"del" => {
+        _ => {
             if let Some(i) = pos {
-                sessions.swap_remove(i);
+                list.swap_remove(i);
             }
         }
-        _ => {}
     }
 }
 
@@ -370,29 +684,40 @@ fn sleep_ms(ms: i64) {
     }
 }
 
-/// Ends every registered session: SIGTERM, up to 1 s, SIGKILL until empty.
+/// Ends everything registered and descended from it. The runner is gone,
+/// so there is no graceful stop (a SIGTERM would only give a process that
+/// handles it — a respawner — the chance to double-fork out of sight, with
+/// no subreaper left to catch it): rounds of SIGSTOP to everything matched
+/// until a snapshot finds nothing new (children forked before the stop took
+/// effect are matched through their parent and stopped too), then SIGKILL,
+/// until three snapshots in a row match nothing (bounded to about 10 s).
 #[cfg(target_os = "linux")]
 fn end_sessions(mem: &mut Memory) {
-    if mem.sessions.is_empty() {
+    if mem.sessions.is_empty() && mem.tracked.is_empty() {
         return;
     }
-    let first = snapshot(mem);
-    if first == 0 {
-        return;
-    }
-    signal_marked(mem, libc::SIGTERM);
-    for _ in 0..20 {
-        sleep_ms(50);
-        if snapshot(mem) == 0 {
-            return;
+    let mut quiet = 0;
+    for _ in 0..200 {
+        let mut n = snapshot(mem);
+        if n == 0 {
+            quiet += 1;
+            if quiet >= 3 {
+                return;
+            }
+            sleep_ms(20);
+            continue;
         }
-    }
-    for _ in 0..40 {
-        if snapshot(mem) == 0 {
-            return;
+        quiet = 0;
+        for _ in 0..20 {
+            signal_marked(mem, libc::SIGSTOP);
+            let again = snapshot(mem);
+            if again == n {
+                break;
+            }
+            n = again;
         }
         signal_marked(mem, libc::SIGKILL);
-        sleep_ms(50);
+        sleep_ms(20);
     }
 }
 
@@ -405,9 +730,11 @@ fn signal_marked(mem: &Memory, sig: c_int) {
     }
 }
 
-/// Reads `/proc` into `mem.table` and marks what belongs to a registered
-/// session (the same rules as the runner's scan, without its memory of
-/// descendants). Returns how many marked processes are still running.
+/// Reads `/proc` into `mem.table` and marks what is registered or descends
+/// from something matched now or before (`mem.seen`): a child by parent, a
+/// member of a session led by such a process — so a double fork is followed
+/// through its middle process after it exited. Returns how many marked
+/// processes are still running.
 #[cfg(target_os = "linux")]
 fn snapshot(mem: &mut Memory) -> usize {
     let me = std::process::id();
@@ -422,6 +749,7 @@ fn snapshot(mem: &mut Memory) -> usize {
         }
     });
     let sessions = &mem.sessions;
+    let tracked = &mem.tracked;
     let table = &mem.table;
     let session_ok = |s: &Stat| {
         sessions.iter().any(|&(sid, start)| {
@@ -432,8 +760,24 @@ fn snapshot(mem: &mut Memory) -> usize {
                     .any(|l| l.pid == sid && l.leads_session() && l.start != start)
         })
     };
+    let seen = &mem.seen;
+    // A process descends from one matched earlier if its parent or its
+    // session leader is that process (same number, started no earlier).
+    let from_seen = |s: &Stat| {
+        seen.iter().any(|&(pid, start)| {
+            pid > 1
+                && s.start >= start
+                && (s.ppid == pid || s.sid == pid)
+                && !table.iter().any(|l| l.pid == pid && l.start != start)
+        })
+    };
     for s in table.iter() {
-        let m = s.pid > 1 && s.pid != me && session_ok(s);
+        let m = s.pid > 1
+            && s.pid != me
+            && (session_ok(s)
+                || tracked.iter().any(|&(p, st)| p == s.pid && st == s.start)
+                || seen.iter().any(|&(p, st)| p == s.pid && st == s.start)
+                || from_seen(s));
         if mem.marked.len() < mem.marked.capacity() {
             mem.marked.push(m);
         }
@@ -463,7 +807,14 @@ fn snapshot(mem: &mut Memory) -> usize {
             break;
         }
     }
-    table
+    for (s, &m) in mem.table.iter().zip(mem.marked.iter()) {
+        if m && mem.seen.len() < mem.seen.capacity()
+            && !mem.seen.iter().any(|&(p, st)| p == s.pid && st == s.start)
+        {
+            mem.seen.push((s.pid, s.start));
+        }
+    }
+    mem.table
         .iter()
         .zip(mem.marked.iter())
         .filter(|(s, &m)| m && !s.is_dead())
@@ -501,13 +852,19 @@ mod tests {
     #[test]
     fn protocol_lines() {
         let mut s = Vec::with_capacity(2);
-        handle_line(b"add 4242 77", &mut s);
-        handle_line(b"add 4243 78", &mut s);
-        handle_line(b"add 4244 79", &mut s); // over capacity: dropped
-        handle_line(b"add 1 0", &mut s); // never init
-        handle_line(b"bogus 12", &mut s);
+        let mut t = Vec::with_capacity(2);
+        handle_line(b"add 4242 77", &mut s, &mut t);
+        handle_line(b"add 4243 78", &mut s, &mut t);
+        handle_line(b"add 4244 79", &mut s, &mut t); // over capacity: dropped
+        handle_line(b"add 1 0", &mut s, &mut t); // never init
+        handle_line(b"bogus 12", &mut s, &mut t);
         assert_eq!(s, vec![(4242, 77), (4243, 78)]);
-        handle_line(b"del 4242", &mut s);
+        handle_line(b"del 4242", &mut s, &mut t);
+        assert_eq!(s, vec![(4243, 78)]);
+        handle_line(b"track 5000 90", &mut s, &mut t);
+        handle_line(b"track 5001 91", &mut s, &mut t);
+        handle_line(b"untrack 5000", &mut s, &mut t);
+        assert_eq!(t, vec![(5001, 91)]);
         assert_eq!(s, vec![(4243, 78)]);
     }
 }
