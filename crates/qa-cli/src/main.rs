@@ -3,6 +3,60 @@
 //! This binary only parses arguments, selects, wires and prints; the work
 //! lives in `qa-core` and the driver crates.
 
+// Every print of this binary goes through these (they shadow the standard
+// macros in every module below): a closed or failing stdout is remembered,
+// later output is skipped and the command ends with exit 141 after its
+// normal cleanup, instead of panicking with `failed printing to stdout`; a
+// closed stderr is ignored (diagnostics must never stop a run).
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::console::write(format_args!($($arg)*)) };
+}
+macro_rules! println {
+    () => { $crate::console::write(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::console::write(format_args!("{}\n", format_args!($($arg)*))) };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::console::write_stderr(format_args!($($arg)*)) };
+}
+macro_rules! eprintln {
+    () => { $crate::console::write_stderr(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::console::write_stderr(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Writing to stdout and stderr without panicking.
+mod console {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static FAILED: AtomicBool = AtomicBool::new(false);
+
+    /// Writes and flushes; after the first failure, writes nothing more.
+    pub fn write(args: std::fmt::Arguments<'_>) {
+        if FAILED.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        if out.write_fmt(args).and_then(|()| out.flush()).is_err() {
+            failed();
+        }
+    }
+
+    /// Records that stdout could not be written (closed pipe or otherwise).
+    fn failed() {
+        FAILED.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether any write to stdout failed.
+    pub fn has_failed() -> bool {
+        FAILED.load(Ordering::Relaxed)
+    }
+
+    /// Writes to stderr; failures are ignored.
+    pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+        let _ = std::io::stderr().lock().write_fmt(args);
+    }
+}
+
 mod drivers;
 mod guides;
 mod junit;
@@ -27,6 +81,9 @@ mod exit {
     pub const BLOCKED: u8 = 3;
     pub const TIMED_OUT: u8 = 124;
     pub const CANCELLED: u8 = 130;
+    /// stdout was closed (e.g. `| head`) or could not be written; like a
+    /// process ended by SIGPIPE (128 + 13), but after normal cleanup.
+    pub const STDOUT_CLOSED: u8 = 141;
 }
 
 #[derive(Parser)]
@@ -162,15 +219,10 @@ impl HostArgs {
     }
 }
 
-fn load(path: &Path) -> Result<(Flow, String), FlowError> {
-    let flow = Flow::load(path)?;
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    Ok((flow, text))
-}
-
-/// Parses and admits a flow; returns every problem.
+/// Parses and admits a flow; returns every problem, each with its position
+/// in the flow text.
 fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
-    let (flow, text) = load(path).map_err(|e| vec![e])?;
+    let (flow, text) = Flow::load_with_source(path).map_err(|e| vec![e])?;
     let drivers = drivers::all();
     match select::admission_driver(&drivers, &flow) {
         Some(d) => {
@@ -178,7 +230,7 @@ fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
             if errs.is_empty() {
                 Ok((flow, text))
             } else {
-                Err(errs)
+                Err(errs.into_iter().map(|e| e.with_position(&text)).collect())
             }
         }
         None => Ok((flow, text)),
@@ -186,17 +238,19 @@ fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
 }
 
 fn print_flow_errors(path: &Path, errors: &[FlowError]) {
+    use output::clean;
+    let file = path.display().to_string();
     for e in errors {
         let pos = match (e.line, e.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", path.display()),
-            _ => path.display().to_string(),
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", clean(&file)),
+            _ => clean(&file).into_owned(),
         };
         let ptr = if e.pointer.is_empty() {
-            "(document)".to_string()
+            "(document)".into()
         } else {
-            e.pointer.clone()
+            clean(&e.pointer)
         };
-        eprintln!("error[{}]: {pos}: at {ptr}: {}", e.code, e.message);
+        eprintln!("error[{}]: {pos}: at {ptr}: {}", e.code, clean(&e.message));
     }
 }
 
@@ -214,7 +268,7 @@ fn cmd_check(path: &Path, json: bool) -> u8 {
                     .unwrap_or_default();
                 eprintln!(
                     "ok: {} is a valid {} flow with {} step(s) for {d}",
-                    path.display(),
+                    output::clean(&path.display().to_string()),
                     flow.kind().as_str(),
                     flow.steps.len()
                 );
@@ -425,8 +479,8 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             Err(e) => {
                 eprintln!(
                     "error: {}: {}",
-                    path.display(),
-                    secrets.redact(&e.to_string())
+                    output::clean(&path.display().to_string()),
+                    output::clean(&secrets.redact(&e.to_string()))
                 );
                 return exit::INVALID;
             }
@@ -439,7 +493,7 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             .zip(results.iter())
             .collect();
         let xml = secrets.redact(&junit::render(&pairs)).into_owned();
-        if let Err(e) = std::fs::write(j, xml) {
+        if let Err(e) = junit::write_private(j, &xml) {
             eprintln!("error: cannot write --junit {}: {e}", j.display());
             return exit::INVALID;
         }
@@ -494,13 +548,30 @@ async fn cmd_capabilities(json: bool, host: &HostArgs) -> u8 {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout (exit 0), usage errors to stderr
+            // (exit 2); a closed stdout ends quietly like any other output.
+            let printed = e.print().and_then(|()| {
+                use std::io::Write;
+                std::io::stdout().flush()
+            });
+            if printed.is_err() && !e.use_stderr() {
+                return ExitCode::from(exit::STDOUT_CLOSED);
+            }
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(exit::INVALID));
+        }
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // ui-qa starts every child through a run's ProcessOwner: whatever the
+    // subreaper adopts is a run's, marker or not.
+    qa_core::process::claim_unmarked_orphans(true);
     let code = rt.block_on(async {
-        match &cli.command {
+        let code = match &cli.command {
             Command::Check { flow, json } => cmd_check(flow, *json),
             Command::Probe { flow, json, host } => cmd_probe(flow, *json, host).await,
             Command::Run(args) => cmd_run(args).await,
@@ -513,8 +584,22 @@ fn main() -> ExitCode {
                 }
                 exit::PASSED
             }
+        };
+        // Nothing of ours outlives the command: unattributed orphans ended,
+        // zombies collected, the watchdog stopped and collected.
+        let ended = qa_core::process::shutdown(
+            qa_core::process::DEFAULT_GRACE,
+            qa_core::Deadline::after_ms(10_000),
+        )
+        .await;
+        if !ended.ended.is_empty() || !ended.left.is_empty() {
+            output::print_shutdown(&ended);
         }
+        code
     });
     rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    if console::has_failed() {
+        return ExitCode::from(exit::STDOUT_CLOSED);
+    }
     ExitCode::from(code)
 }

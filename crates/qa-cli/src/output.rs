@@ -5,7 +5,39 @@ use crate::drivers::CapabilityReport;
 use qa_core::progress::{ProgressEvent, ProgressSink};
 use qa_core::result::{ProbeResult, RunResult, RunStatus, StepStatus};
 use qa_core::secrets::Secrets;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+
+/// Text from a flow (keys, values, file names, reasons that quote them) made
+/// safe to show on a terminal: control characters (C0, DEL, C1) and the
+/// bidirectional formatting characters are written as escapes (`\u{1b}`,
+/// `\n`), so a flow can neither drive the reader's terminal nor disguise
+/// what is printed.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        // C0, DEL, C1; then the bidi marks, embeddings, overrides, isolates.
+        c.is_control()
+            || matches!(c as u32, 0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
+    }
+    if !s.chars().any(unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn clean_path(p: &Path) -> String {
+    clean(&p.display().to_string()).into_owned()
+}
 
 /// Prints progress lines on stderr.
 pub struct HumanProgress {
@@ -33,7 +65,7 @@ impl HumanProgress {
             self.prefix = Some(
                 self.flow
                     .file_name()
-                    .map(|n| format!("[{}] ", n.to_string_lossy()))
+                    .map(|n| format!("[{}] ", clean(&n.to_string_lossy())))
                     .unwrap_or_default(),
             );
             // Overwriting a running line makes no sense with interleaved flows.
@@ -51,16 +83,16 @@ impl ProgressSink for HumanProgress {
         match ev.event {
             "selected" => eprintln!(
                 "ui-qa: {} -> {} ({})",
-                self.flow.display(),
-                ev.driver.as_deref().unwrap_or("?"),
-                ev.status.as_deref().unwrap_or("?")
+                clean_path(&self.flow),
+                clean(ev.driver.as_deref().unwrap_or("?")),
+                clean(ev.status.as_deref().unwrap_or("?"))
             ),
             "stageStart" => {
                 // On a terminal, show the running stage until it ends (the end
                 // line overwrites it); in logs, only end lines are printed.
                 if let Some(s) = &ev.stage {
                     if self.tty && s != "select" {
-                        eprint!("    .. {s}\r");
+                        eprint!("    .. {}\r", clean(s));
                     }
                 }
             }
@@ -79,7 +111,7 @@ impl ProgressSink for HumanProgress {
                 eprintln!(
                     "{}  {mark:>4} {} ({} ms)",
                     self.prefix.as_deref().unwrap_or(""),
-                    ev.stage.as_deref().unwrap_or("?"),
+                    clean(ev.stage.as_deref().unwrap_or("?")),
                     ev.duration_ms.unwrap_or(0)
                 );
             }
@@ -97,9 +129,9 @@ pub fn print_summary(flow: &Path, r: &RunResult, secrets: &Secrets) {
     if r.cancelled {
         status.push_str(" (cancelled)");
     }
-    eprintln!("{status}: {} in {} ms", flow.display(), r.duration_ms);
+    eprintln!("{status}: {} in {} ms", clean_path(flow), r.duration_ms);
     if let Some(reason) = &r.reason {
-        eprintln!("  reason: {}", secrets.redact(reason));
+        eprintln!("  reason: {}", clean(&secrets.redact(reason)));
     }
     for s in &r.steps {
         if s.status == StepStatus::Failed || s.status == StepStatus::TimedOut {
@@ -109,21 +141,21 @@ pub fn print_summary(flow: &Path, r: &RunResult, secrets: &Secrets) {
                 eprintln!(
                     "  step {} {}: {}",
                     s.index,
-                    s.action,
-                    secrets.redact(reason)
+                    clean(&s.action),
+                    clean(&secrets.redact(reason))
                 );
             }
         }
     }
     if let Some(h) = &r.blocked_handoff {
-        eprintln!("  blocked: {}", secrets.redact(&h.reason));
+        eprintln!("  blocked: {}", clean(&secrets.redact(&h.reason)));
         for m in &h.missing_capabilities {
-            eprintln!("  missing {}: {}", m.id, m.reason);
-            eprintln!("    fix: {}", m.remediation);
+            eprintln!("  missing {}: {}", clean(&m.id), clean(&m.reason));
+            eprintln!("    fix: {}", clean(&m.remediation));
         }
     }
     for o in r.observations.iter().take(20) {
-        eprintln!("  note: {}", secrets.redact(&o.message));
+        eprintln!("  note: {}", clean(&secrets.redact(&o.message)));
     }
     let all = r.artifacts.all();
     if !all.is_empty() {
@@ -159,14 +191,14 @@ pub fn print_summary(flow: &Path, r: &RunResult, secrets: &Secrets) {
 
 /// Prints a probe result on stderr.
 pub fn print_probe(p: &ProbeResult) {
-    eprintln!("{}: {}", p.status, p.selection.platform_driver);
-    eprintln!("  {}", p.selection.why_selected);
+    eprintln!("{}: {}", p.status, clean(&p.selection.platform_driver));
+    eprintln!("  {}", clean(&p.selection.why_selected));
     for c in &p.selection.supported_capabilities {
-        eprintln!("  have {}: {}", c.id, c.detail);
+        eprintln!("  have {}: {}", clean(&c.id), clean(&c.detail));
     }
     for m in &p.selection.missing_capabilities {
-        eprintln!("  missing {}: {}", m.id, m.reason);
-        eprintln!("    fix: {}", m.remediation);
+        eprintln!("  missing {}: {}", clean(&m.id), clean(&m.reason));
+        eprintln!("    fix: {}", clean(&m.remediation));
     }
     eprintln!(
         "  guide: ui-qa guide --backend {} --topic {}",
@@ -198,5 +230,34 @@ pub fn print_capabilities(r: &CapabilityReport) {
                 println!("      available with --virtual-display");
             }
         }
+    }
+}
+
+/// What host shutdown ended or could not end (orphans adopted while several
+/// runs were active, so no single result could own them).
+pub fn print_shutdown(r: &qa_core::process::CleanupReport) {
+    for e in &r.ended {
+        eprintln!("ui-qa: at exit, ended {} {} ({})", e.label, e.pid, e.how);
+    }
+    for l in &r.left {
+        eprintln!(
+            "ui-qa: at exit, could not end {} {}: {}",
+            l.label, l.pid, l.reason
+        );
+    }
+}
+
+#[cfg(test)]
+mod clean_tests {
+    use super::clean;
+
+    #[test]
+    fn control_and_bidi_characters_are_escaped() {
+        assert_eq!(clean("plain é ✓"), "plain é ✓");
+        assert!(matches!(clean("plain"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            clean("a\u{1b}[31mb\u{7}\u{0}\u{7f}\u{9b}\n\t\r\u{202e}\u{2066}"),
+            r"a\u{1b}[31mb\u{7}\u{0}\u{7f}\u{9b}\n\t\r\u{202e}\u{2066}"
+        );
     }
 }

@@ -42,6 +42,8 @@ pub use flow::{Flow, FlowError, Step};
 pub use secrets::Secrets;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "conformance")]
+pub mod ocr;
 pub mod placeholder;
 pub mod progress;
 pub mod runner;

@@ -74,8 +74,16 @@ impl Flow {
         parse::parse_flow(text, base_dir, limits)
     }
 
-    /// Reads and parses a flow file, enforcing the size bound before reading it whole.
+    /// Reads and parses a flow file, reading at most one byte past the size
+    /// bound.
     pub fn load(path: &Path) -> Result<Flow, FlowError> {
+        parse::load_flow(path, &ParseLimits::default()).map(|(flow, _)| flow)
+    }
+
+    /// Like [`Flow::load`], and also returns the text the flow was parsed
+    /// from (read once), e.g. to place later errors with
+    /// [`FlowError::with_position`].
+    pub fn load_with_source(path: &Path) -> Result<(Flow, String), FlowError> {
         parse::load_flow(path, &ParseLimits::default())
     }
 

@@ -78,6 +78,9 @@ pub enum FlowErrorCode {
     UnsupportedStep,
     /// The selected driver cannot resolve this locator kind.
     UnsupportedLocator,
+    /// A NUL character in a string handed to a process (argv, env, cwd) or
+    /// used as a path; no process can receive it.
+    NulCharacter,
 }
 
 impl FlowErrorCode {
@@ -107,6 +110,7 @@ impl FlowErrorCode {
             InvalidUrl => "flow.invalid_url",
             UnsupportedStep => "flow.unsupported_step",
             UnsupportedLocator => "flow.unsupported_locator",
+            NulCharacter => "flow.nul_character",
         }
     }
 }
@@ -147,6 +151,29 @@ impl FlowError {
     }
 }
 
+impl FlowError {
+    /// Gives an error that has no position yet (for example one found by
+    /// driver admission after parsing) the line/column of its pointer in
+    /// `source`, the flow text it was parsed from. An error that already has
+    /// a position, or a source that does not parse, is returned unchanged.
+    pub fn with_position(self, source: &str) -> FlowError {
+        if self.line.is_some() {
+            return self;
+        }
+        match to_value(source) {
+            Ok((_, positions)) => positions.locate(self),
+            Err(_) => self,
+        }
+    }
+
+    fn at_offset(mut self, bytes: &[u8], offset: usize) -> FlowError {
+        let (l, c) = line_col(bytes, offset);
+        self.line = Some(l);
+        self.column = Some(c);
+        self
+    }
+}
+
 impl fmt::Display for FlowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ptr = if self.pointer.is_empty() {
@@ -180,25 +207,23 @@ struct Positions<'t> {
 }
 
 impl Positions<'_> {
-    fn locate(&self, mut err: FlowError) -> FlowError {
+    fn locate(&self, err: FlowError) -> FlowError {
         // Walk up the pointer until a known position is found.
         let mut p = err.pointer.clone();
+        // Errors about a key (rather than its value) point at the key.
         let about_key = err.code == FlowErrorCode::UnknownField.as_str()
-            || err.code == FlowErrorCode::DuplicateKey.as_str();
+            || err.code == FlowErrorCode::DuplicateKey.as_str()
+            || err.code == FlowErrorCode::UnsupportedLocator.as_str()
+            || (err.code == FlowErrorCode::NulCharacter.as_str()
+                && p.rsplit('/').next().is_some_and(|t| t.contains('\0')));
         if about_key {
             if let Some(&off) = self.keys.get(&p) {
-                let (l, c) = line_col(self.text, off);
-                err.line = Some(l);
-                err.column = Some(c);
-                return err;
+                return err.at_offset(self.text.as_bytes(), off);
             }
         }
         loop {
             if let Some(&off) = self.values.get(&p) {
-                let (l, c) = line_col(self.text, off);
-                err.line = Some(l);
-                err.column = Some(c);
-                return err;
+                return err.at_offset(self.text.as_bytes(), off);
             }
             match p.rfind('/') {
                 Some(i) => p.truncate(i),
@@ -208,50 +233,79 @@ impl Positions<'_> {
     }
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map(|i| before[i + 1..].chars().count())
-        .unwrap_or_else(|| before.chars().count())
+/// 1-based line and column (in characters) of byte `offset`. Works on raw
+/// bytes so that it also places offsets in text that is not valid UTF-8 (a
+/// column counts the UTF-8 sequences before it on its line).
+fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    // Count every byte that does not continue a UTF-8 sequence.
+    let col = before[line_start..]
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80)
+        .count()
         + 1;
     (line, col)
 }
 
-pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
-    let meta = std::fs::metadata(path).map_err(|e| {
+fn too_large(bytes: &[u8], size: Option<u64>, limit: usize) -> FlowError {
+    let size = match size {
+        Some(n) => format!("{n} bytes"),
+        None => format!("more than {limit} bytes"),
+    };
+    FlowError::new(
+        FlowErrorCode::TooLarge,
+        "",
+        format!("the flow is {size}; the limit is {limit} bytes (the position is the first byte past the limit); split the flow"),
+    )
+    .at_offset(bytes, limit)
+}
+
+/// Reads a flow file (at most one byte past the size limit, whatever the
+/// file claims its size is) and parses it; returns the text too.
+pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<(Flow, String), FlowError> {
+    use std::io::Read;
+    let io_err = |e: std::io::Error| {
         FlowError::new(
             FlowErrorCode::Io,
             "",
             format!("cannot read {}: {e}", path.display()),
         )
-    })?;
-    if meta.len() > limits.max_bytes as u64 {
-        return Err(FlowError::new(
-            FlowErrorCode::TooLarge,
+    };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let size = file.metadata().ok().map(|m| m.len());
+    let mut bytes = Vec::new();
+    file.take(limits.max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() > limits.max_bytes {
+        let size = size.filter(|&n| n > limits.max_bytes as u64);
+        return Err(too_large(&bytes, size, limits.max_bytes));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        FlowError::new(
+            FlowErrorCode::Syntax,
             "",
             format!(
-                "flow file is {} bytes; the limit is {} bytes",
-                meta.len(),
-                limits.max_bytes
+                "not valid UTF-8 (byte 0x{:02X}); save the flow as UTF-8",
+                bytes[bad]
             ),
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        FlowError::new(
-            FlowErrorCode::Io,
-            "",
-            format!("cannot read {}: {e}", path.display()),
         )
+        .at_offset(bytes, bad)
     })?;
     let base = path
         .canonicalize()
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| Path::new(".").to_path_buf());
-    parse_flow(&text, &base, limits)
+    let flow = parse_flow(&text, &base, limits)?;
+    Ok((flow, text))
 }
 
 pub(crate) fn parse_flow(
@@ -260,14 +314,10 @@ pub(crate) fn parse_flow(
     limits: &ParseLimits,
 ) -> Result<Flow, FlowError> {
     if text.len() > limits.max_bytes {
-        return Err(FlowError::new(
-            FlowErrorCode::TooLarge,
-            "",
-            format!(
-                "flow is {} bytes; the limit is {} bytes",
-                text.len(),
-                limits.max_bytes
-            ),
+        return Err(too_large(
+            text.as_bytes(),
+            Some(text.len() as u64),
+            limits.max_bytes,
         ));
     }
     let (value, positions) = to_value(text)?;
@@ -275,29 +325,113 @@ pub(crate) fn parse_flow(
     Ok(flow)
 }
 
-fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
-    let opts = jsonc_parser::ParseOptions {
-        allow_comments: true,
-        allow_loose_object_property_names: false,
-        allow_trailing_commas: true,
-        ..Default::default()
-    };
-    let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &opts).map_err(|e| {
-        let (l, c) = line_col(text, e.range().start);
-        FlowError {
-            code: FlowErrorCode::Syntax.as_str(),
-            pointer: String::new(),
-            line: Some(l),
-            column: Some(c),
-            message: format!("not valid JSONC: {}", e.kind()),
+/// The only extensions to JSON (RFC 8259) a flow may use: comments and
+/// trailing commas. Every option is spelled out so that a new leniency in a
+/// future jsonc-parser cannot slip in through `Default`.
+const JSONC: jsonc_parser::ParseOptions = jsonc_parser::ParseOptions {
+    allow_comments: true,
+    allow_trailing_commas: true,
+    allow_loose_object_property_names: false,
+    allow_missing_commas: false,
+    allow_single_quoted_strings: false,
+    allow_hexadecimal_numbers: false,
+    allow_unary_plus_numbers: false,
+    allow_bare_decimal_point_numbers: false,
+    allow_non_finite_numbers: false,
+    allow_extended_string_escapes: false,
+};
+
+/// What JSON forbids, jsonc-parser accepts, and no option turns off: raw
+/// U+0000..=U+001F inside strings, and whitespace other than space, tab, LF
+/// and CR between tokens (vertical tab, form feed, no-break space, the
+/// Unicode line separators, ...). Returns the byte offset and a message.
+/// Comments may contain anything; an unterminated string or comment is left
+/// to the parser.
+fn strict_json_violation(text: &str) -> Option<(usize, String)> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match b.get(i) {
+                        None => return None,
+                        Some(b'"') => break,
+                        // Skip the escaped character; bytes of a multi-byte
+                        // character are all >= 0x80 and cannot end the string.
+                        Some(b'\\') => i += 2,
+                        Some(&c) if c < 0x20 => {
+                            return Some((
+                                i,
+                                format!(
+                                    "raw control character U+{:04X} inside a string; write it as \\u{:04x} (or \\n, \\t)",
+                                    c, c
+                                ),
+                            ))
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => match text[i + 2..].find("*/") {
+                Some(end) => i += 2 + end + 2,
+                None => return None,
+            },
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            c if c < 0x20 || c == 0x7F => {
+                return Some((
+                    i,
+                    format!("raw control character U+{c:04X} outside a string"),
+                ))
+            }
+            c if c >= 0x80 => {
+                let ch = text[i..].chars().next().unwrap_or('\u{FFFD}');
+                if ch.is_whitespace() {
+                    return Some((
+                        i,
+                        format!(
+                            "U+{:04X} is not JSON whitespace; use spaces, tabs and newlines",
+                            ch as u32
+                        ),
+                    ));
+                }
+                // Not whitespace: the parser reports it as an unexpected token.
+                i += ch.len_utf8();
+            }
+            _ => i += 1,
         }
-    })?;
+    }
+    None
+}
+
+fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
+    let syntax = |offset: usize, message: String| {
+        FlowError::new(FlowErrorCode::Syntax, "", message).at_offset(text.as_bytes(), offset)
+    };
+    let violation = strict_json_violation(text);
+    let parsed = match jsonc_parser::parse_to_ast(text, &Default::default(), &JSONC) {
+        Ok(p) => p,
+        Err(e) => {
+            // Report whichever problem comes first in the text.
+            let (off, msg) = match violation {
+                Some((off, msg)) if off <= e.range().start => (off, msg),
+                _ => (e.range().start, format!("not valid JSONC: {}", e.kind())),
+            };
+            return Err(syntax(off, msg));
+        }
+    };
+    if let Some((off, msg)) = violation {
+        return Err(syntax(off, msg));
+    }
     let Some(root) = parsed.value else {
-        return Err(FlowError::new(
-            FlowErrorCode::Syntax,
-            "",
-            "the flow is empty",
-        ));
+        return Err(syntax(0, "the flow is empty".to_string()));
     };
     let mut positions = Positions {
         text,
@@ -396,15 +530,18 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
             Segment::Unknown => {}
         }
     }
-    let msg = e.inner().to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-    let code = if msg.starts_with("unknown field") {
-        if let Some(name) = msg.split('`').nth(1) {
-            let tail = format!("/{}", escape_token(name));
-            if !ptr.ends_with(&tail) {
-                ptr.push_str(&tail);
-            }
+    // The pointer is the path alone: for an unknown field, serde_path_to_error
+    // records the offending key as the last segment, whatever its text.
+    let inner = e.inner();
+    let mut msg = inner.to_string();
+    if inner.line() != 0 {
+        // Errors from a `Value` carry no position; strip one if present.
+        let suffix = format!(" at line {} column {}", inner.line(), inner.column());
+        if let Some(stripped) = msg.strip_suffix(&suffix) {
+            msg = stripped.to_string();
         }
+    }
+    let code = if msg.starts_with("unknown field") {
         FlowErrorCode::UnknownField
     } else if msg.starts_with("missing field") {
         FlowErrorCode::MissingField

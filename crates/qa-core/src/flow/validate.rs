@@ -1,6 +1,6 @@
 //! Target, viewport and path validation.
 
-use super::parse::{FlowError, FlowErrorCode};
+use super::parse::{escape_token, FlowError, FlowErrorCode};
 use super::target::{
     ApplicationTarget, BrowserTarget, CommandTarget, RawTarget, Target, TargetKind, Viewport,
 };
@@ -67,6 +67,45 @@ pub(crate) fn check_relative_path(p: &str, at: &str) -> Result<(), FlowError> {
                 "{p:?} must be a relative path inside the flow's directory (no '..', not absolute)"
             ),
         ));
+    }
+    Ok(())
+}
+
+/// Refuses a NUL character in strings handed to a process or used as a
+/// path: no process can receive one, so the launch would fail.
+fn check_no_nul(s: &str, at: &str, what: &str) -> Result<(), FlowError> {
+    if s.contains('\0') {
+        return Err(FlowError::new(
+            FlowErrorCode::NulCharacter,
+            at,
+            format!("{what} contains a NUL character (\\u0000), which no process can receive; remove it"),
+        ));
+    }
+    Ok(())
+}
+
+/// NUL checks for a program's argv, environment and working directory at `at`.
+fn check_process_strings(
+    argv: &[String],
+    argv_field: &str,
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&str>,
+    at: &str,
+) -> Result<(), FlowError> {
+    for (i, a) in argv.iter().enumerate() {
+        check_no_nul(
+            a,
+            &format!("{at}/{argv_field}/{i}"),
+            &format!("{argv_field}[{i}]"),
+        )?;
+    }
+    for (k, v) in env {
+        let p = format!("{at}/env/{}", escape_token(k));
+        check_no_nul(k, &p, "an environment variable name")?;
+        check_no_nul(v, &p, "an environment variable value")?;
+    }
+    if let Some(c) = cwd {
+        check_no_nul(c, &format!("{at}/cwd"), "cwd")?;
     }
     Ok(())
 }
@@ -186,6 +225,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                 check_origin(o, &format!("/target/allowedOrigins/{i}"))?;
             }
             if let Some(s) = &raw.serve {
+                check_no_nul(s, "/target/serve", "serve")?;
                 check_relative_path(s, "/target/serve")?;
                 if raw.server.is_some() {
                     return Err(FlowError::new(
@@ -196,6 +236,13 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                 }
             }
             if let Some(s) = &raw.server {
+                check_process_strings(
+                    &s.command,
+                    "command",
+                    &s.env,
+                    s.cwd.as_deref(),
+                    "/target/server",
+                )?;
                 if s.command.is_empty() {
                     return Err(FlowError::new(
                         FlowErrorCode::OutOfRange,
@@ -227,6 +274,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
             stray("allowedOrigins", raw.allowed_origins.is_some())?;
             stray("profile", raw.profile.is_some())?;
             let c: CommandTarget = raw.command.expect("detected");
+            check_process_strings(&c.argv, "argv", &c.env, c.cwd.as_deref(), "/target/command")?;
             if c.argv.is_empty() || c.argv[0].is_empty() {
                 return Err(FlowError::new(
                     FlowErrorCode::OutOfRange,
@@ -260,6 +308,13 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                 ));
             }
             if let Some(l) = &a.launch {
+                check_process_strings(
+                    &l.argv,
+                    "argv",
+                    &l.env,
+                    l.cwd.as_deref(),
+                    "/target/application/launch",
+                )?;
                 if l.argv.is_empty() || l.argv[0].is_empty() {
                     return Err(FlowError::new(
                         FlowErrorCode::OutOfRange,
