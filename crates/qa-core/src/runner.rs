@@ -399,10 +399,46 @@ pub async fn run(
             });
         }
     }
-    let mut arts: Vec<Artifact> = evidence.artifacts();
+    // Fail closed if the program under test swapped the run directory or an
+    // artifact for something else: what no longer verifies is not listed.
+    let swapped = evidence.verify();
+    if !swapped.is_empty() {
+        let what: Vec<String> = swapped.iter().map(|e| e.to_string()).collect();
+        let reason = format!("evidence was tampered with: {}", what.join("; "));
+        acc.observations.push(ObservationNote {
+            step: None,
+            kind: "evidence".into(),
+            message: reason.clone(),
+        });
+        acc.status = RunStatus::Failed;
+        acc.handoff = None;
+        acc.reason = Some(reason);
+        acc.reason_code = Some("evidence.swapped".into());
+        if acc.fail_stage.is_none() {
+            acc.fail_stage = Some("cleanup".into());
+        }
+    }
+    let bad: Vec<String> = swapped
+        .iter()
+        .filter_map(|e| match e {
+            crate::evidence::EvidenceError::Swapped(p) => Some(p.display().to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut arts: Vec<Artifact> = if swapped.iter().any(
+        |e| matches!(e, crate::evidence::EvidenceError::Swapped(p) if *p == evidence.run_dir()),
+    ) {
+        Vec::new()
+    } else {
+        evidence
+            .artifacts()
+            .into_iter()
+            .filter(|a| !bad.contains(&a.path))
+            .collect()
+    };
     // Keep driver-reported artifacts that the store did not see (should not happen).
     for a in acc.artifacts.drain(..) {
-        if !arts.iter().any(|x| x.path == a.path) {
+        if swapped.is_empty() && !arts.iter().any(|x| x.path == a.path) {
             arts.push(a);
         }
     }

@@ -11,6 +11,8 @@ use crate::secrets::Secrets;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+mod beneath;
+
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -109,6 +111,11 @@ pub enum EvidenceError {
     /// The file (or run directory) already exists.
     #[error("evidence.exists: {0} already exists; evidence is never overwritten")]
     Exists(PathBuf),
+    /// The run directory, or a directory or file in it, was replaced while
+    /// the run went (for example by a symlink to somewhere else): the path
+    /// no longer names what ui-qa wrote.
+    #[error("evidence.swapped: {0} was replaced during the run; its evidence cannot be trusted")]
+    Swapped(PathBuf),
     /// Any other I/O error.
     #[error("evidence.io: {path}: {source}")]
     Io {
@@ -126,6 +133,7 @@ impl EvidenceError {
             EvidenceError::UnsafeName(_) => "evidence.unsafe_name",
             EvidenceError::Symlink(_) => "evidence.symlink",
             EvidenceError::Exists(_) => "evidence.exists",
+            EvidenceError::Swapped(_) => "evidence.swapped",
             EvidenceError::Io { .. } => "evidence.io",
         }
     }
@@ -133,8 +141,17 @@ impl EvidenceError {
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> EvidenceError + '_ {
     move |source| {
+        #[cfg(unix)]
+        let link = matches!(
+            source.raw_os_error(),
+            Some(libc::ELOOP) | Some(libc::EXDEV) | Some(libc::ENOTDIR)
+        );
+        #[cfg(not(unix))]
+        let link = false;
         if source.kind() == io::ErrorKind::AlreadyExists {
             EvidenceError::Exists(path.to_path_buf())
+        } else if link {
+            EvidenceError::Symlink(path.to_path_buf())
         } else {
             EvidenceError::Io {
                 path: path.to_path_buf(),
@@ -257,6 +274,10 @@ pub fn file_uri(p: &Path) -> String {
 #[derive(Debug)]
 pub struct Evidence {
     run_dir: PathBuf,
+    /// The run directory, held open: every file is created beneath it.
+    root: beneath::Dir,
+    /// Its `(device, inode)` when the run began.
+    root_id: beneath::Identity,
     secrets: Arc<Secrets>,
     published: Mutex<Vec<Artifact>>,
     withheld: Mutex<Vec<WithheldArtifact>>,
@@ -292,14 +313,20 @@ impl Evidence {
         let run_dir = runs.join(run_id);
         refuse_symlink(&run_dir)?;
         create_private_dir(&run_dir)?;
+        let root = beneath::Dir::open(&run_dir).map_err(io_err(&run_dir))?;
+        let root_id = root.identity().map_err(io_err(&run_dir))?;
         let e = Evidence {
             run_dir,
+            root,
+            root_id,
             secrets,
             published: Mutex::new(Vec::new()),
             withheld: Mutex::new(Vec::new()),
             names: Mutex::new(HashSet::new()),
         };
-        ensure_private_dir(&e.run_dir.join("artifacts"))?;
+        e.root
+            .ensure_dir(Path::new("artifacts"))
+            .map_err(io_err(&e.run_dir.join("artifacts")))?;
         Ok(e)
     }
 
@@ -318,6 +345,7 @@ impl Evidence {
     pub fn scratch_dir(&self, name: &str) -> Result<PathBuf, EvidenceError> {
         check_name(name)?;
         let work = self.run_dir.join("work");
+        self.check_root()?;
         refuse_symlink(&work)?;
         match create_private_dir(&work) {
             Ok(()) => {
@@ -360,9 +388,56 @@ impl Evidence {
     pub fn root_file(&self, name: &str) -> Result<(PathBuf, File), EvidenceError> {
         check_name(name)?;
         let p = self.run_dir.join(name);
-        refuse_symlink(&p)?;
-        let f = create_private_file(&p)?;
+        let f = self.root.create_file(Path::new(name)).map_err(io_err(&p))?;
         Ok((p, f))
+    }
+
+    /// Fails with [`EvidenceError::Swapped`] if the run directory's path no
+    /// longer names the directory this store holds open.
+    fn check_root(&self) -> Result<(), EvidenceError> {
+        match beneath::identity_of(&self.run_dir) {
+            Ok(id) if id == self.root_id => Ok(()),
+            _ => Err(EvidenceError::Swapped(self.run_dir.clone())),
+        }
+    }
+
+    /// Fails with [`EvidenceError::Swapped`] unless `path` (absolute, in
+    /// this run directory) still names, when followed as a person would,
+    /// the very file reached beneath the held run directory.
+    fn check_path(&self, path: &Path) -> Result<File, EvidenceError> {
+        self.check_root()?;
+        let rel = path
+            .strip_prefix(&self.run_dir)
+            .map_err(|_| EvidenceError::UnsafeName(path.display().to_string()))?;
+        let f = self
+            .root
+            .open_file(rel)
+            .map_err(|e| match io_err(path)(e) {
+                EvidenceError::Symlink(p) => EvidenceError::Swapped(p),
+                other => other,
+            })?;
+        let held = beneath::identity_of_file(&f).map_err(io_err(path))?;
+        match beneath::identity_of(path) {
+            Ok(id) if id == held => Ok(f),
+            _ => Err(EvidenceError::Swapped(path.to_path_buf())),
+        }
+    }
+
+    /// Checks that the run directory and every published artifact are still
+    /// where the result says (nothing was swapped for a symlink). Returns
+    /// what no longer is.
+    pub fn verify(&self) -> Vec<EvidenceError> {
+        let mut bad = Vec::new();
+        if let Err(e) = self.check_root() {
+            bad.push(e);
+            return bad;
+        }
+        for a in self.artifacts() {
+            if let Err(e) = self.check_path(Path::new(&a.path)) {
+                bad.push(e);
+            }
+        }
+        bad
     }
 
     /// Picks a free file name in a group: `base.ext`, then `base-2.ext`, …
@@ -390,11 +465,14 @@ impl Evidence {
         name: &str,
     ) -> Result<(PathBuf, File), EvidenceError> {
         check_name(name)?;
-        let dir = self.run_dir.join("artifacts").join(group.dir());
-        ensure_private_dir(&dir)?;
+        let rel_dir = Path::new("artifacts").join(group.dir());
+        let dir = self.run_dir.join(&rel_dir);
+        self.root.ensure_dir(&rel_dir).map_err(io_err(&dir))?;
         let p = dir.join(name);
-        refuse_symlink(&p)?;
-        let f = create_private_file(&p)?;
+        let f = self
+            .root
+            .create_file(&rel_dir.join(name))
+            .map_err(io_err(&p))?;
         self.names.lock().expect("names lock").insert(p.clone());
         Ok((p, f))
     }
@@ -427,8 +505,9 @@ impl Evidence {
         if !inside {
             return Err(EvidenceError::UnsafeName(path.display().to_string()));
         }
-        refuse_symlink(path)?;
-        let mut f = File::open(path).map_err(io_err(path))?;
+        // Read what was written beneath the held run directory, and only if
+        // the path still names it.
+        let mut f = self.check_path(path)?;
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut total = 0u64;
@@ -443,7 +522,9 @@ impl Evidence {
             all.extend_from_slice(&buf[..n]);
         }
         if self.secrets.found_in(&all) {
-            let _ = fs::remove_file(path);
+            if let Ok(rel) = path.strip_prefix(&self.run_dir) {
+                let _ = self.root.remove_file(rel);
+            }
             self.withheld
                 .lock()
                 .expect("withheld lock")
