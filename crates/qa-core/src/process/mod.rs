@@ -29,7 +29,9 @@
 //!    `setsid`);
 //! 4. descendants it saw earlier: while anything is registered, a sampler
 //!    thread walks `/proc` every 150 ms and remembers every owned process;
-//! 5. orphans the runner adopted that carry the owner's marker.
+//! 5. orphans the runner adopted that carry the owner's marker, and — where
+//!    the host opts in with [`claim_unmarked_orphans`] — those that carry
+//!    none.
 //!
 //! On the first [`ProcessOwner::new`] the process becomes a *child
 //! subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`): a descendant that
@@ -64,15 +66,15 @@
 //! A runner killed with SIGKILL cannot clean up. The first owner therefore
 //! forks one watchdog process per host process (no re-exec, so it works in
 //! any binary). It holds the read end of a socket pair; the runner writes
-//! `add <sid> <leader start>` for every owned session — registered roots
-//! and escaped sessions alike — and `del <sid>` once cleanup ended it. When
-//! the read reaches end-of-file (the runner exited or died) the watchdog
-//! ends every session still registered and its descendants — SIGTERM, 1 s,
-//! SIGKILL — and exits. It is in its own session, ignores SIGINT, SIGTERM,
-//! SIGHUP and the stop signals, and relies only on end-of-file. The
-//! watchdog does not know the sampler's memory: a `setsid` daemon whose
-//! session was never seen by the runner cannot be found after the runner
-//! died.
+//! `add`/`del` for every owned session, `track`/`untrack` for every other
+//! owned process its sampler or cleanup found (escaped daemons, adopted
+//! orphans), and `scratch`/`unscratch` for run scratch directories
+//! ([`guard_scratch`]). When the read reaches end-of-file (the runner exited
+//! or died) the watchdog ends everything registered and descended from it —
+//! SIGSTOP rounds, then SIGKILL, until nothing is left — removes the
+//! registered scratch directories and exits. It is in its own session,
+//! ignores SIGINT, SIGTERM, SIGHUP and the stop signals, and relies only on
+//! end-of-file. [`shutdown`] stops and collects it at a normal exit.
 //!
 //! # Other platforms
 //!
