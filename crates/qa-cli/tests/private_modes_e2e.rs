@@ -32,7 +32,12 @@ fn under_umask_000_everything_written_is_private() {
         .arg(&flow)
         .output()
         .unwrap();
-    assert_eq!(st.status.code(), Some(0), "{}", String::from_utf8_lossy(&st.stderr));
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
     assert_eq!(mode(&ws), 0o700, "workspace root");
     assert_eq!(mode(&junit), 0o600, "JUnit report");
     let mut stack = vec![ws.clone()];

@@ -1,6 +1,20 @@
 //! Redaction: every string that leaves the runner passes through [`Secrets`].
+//!
+//! A secret is matched in every form it commonly takes on its way out, not
+//! only as its raw bytes: base64 (standard and URL-safe, padded or not, and
+//! inside a longer base64 value at any of its three alignments), URL
+//! encoding (`%2F`/`%2f`, `+` for a space, any mix of encoded and raw
+//! characters), hex (any case), JSON string escapes (`\"`, `\/`, `\u00e9`,
+//! surrogate pairs, and JSON-in-JSON), HTML escapes (`&amp;` `&lt;` `&gt;`
+//! `&quot;` `&apos;` `&#39;` `&#NN;` `&#xNN;`) and, in artifacts, UTF-16
+//! (LE and BE). The forms are built once in [`Secrets::add`] and compiled,
+//! per value, into one matcher for strings and one for bytes; matching never
+//! re-encodes. An encoded form shorter than [`MIN_FORM_CHARS`] is not used
+//! (base64 of a 4-byte value inside a longer blob leaves fewer characters
+//! that depend on the value alone), so ordinary text is not redacted.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::RwLock;
 
 /// The replacement text for a redacted secret.
@@ -9,10 +23,108 @@ pub const REDACTED: &str = "[REDACTED]";
 /// Prefix of environment variables whose values are secrets.
 pub const SECRET_ENV_PREFIX: &str = "UI_QA_SECRET_";
 
+/// Values shorter than this (bytes) are not secrets: they would redact
+/// ordinary text.
+pub const MIN_SECRET_BYTES: usize = 4;
+
+/// An encoded form shorter than this (characters) is not matched: it would
+/// redact ordinary text (the raw value itself only needs
+/// [`MIN_SECRET_BYTES`]).
+pub const MIN_FORM_CHARS: usize = 6;
+
+/// Values up to this many characters are matched with per-character
+/// alternatives (any mix of escaped and raw characters); longer values (keys,
+/// certificates) by the canonical output of each encoder, which keeps `add`
+/// and the compiled matcher small.
+const PER_CHAR_MAX: usize = 256;
+
+/// Size limit of the compiled matchers.
+const REGEX_SIZE_LIMIT: usize = 64 << 20;
+
 /// A set of secret values.
 #[derive(Debug, Default)]
 pub struct Secrets {
-    values: RwLock<Vec<String>>,
+    /// One entry per value, longest value first (so a secret that contains
+    /// another is replaced whole).
+    entries: RwLock<Vec<Entry>>,
+}
+
+/// A value, its forms and their compiled matcher. Each value has its own
+/// matcher: one automaton for every form of every value thrashes the lazy
+/// DFA once a long value is among them.
+#[derive(Debug)]
+struct Entry {
+    value: String,
+    matcher: Matcher,
+}
+
+/// One way a secret can be written: a sequence of fragments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Form {
+    frags: Vec<Frag>,
+    /// Text forms are redacted from strings; binary ones (UTF-16) are only
+    /// searched for in artifact bytes.
+    text: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Frag {
+    /// These bytes exactly.
+    Lit(Vec<u8>),
+    /// These ASCII bytes, letters in either case (hex digits, `x` of `&#x`).
+    AnyCase(Vec<u8>),
+    /// One of several fragment sequences (the first is the canonical one).
+    Alt(Vec<Vec<Frag>>),
+}
+
+#[derive(Debug)]
+enum Matcher {
+    Regex {
+        text: regex::Regex,
+        bytes: regex::bytes::Regex,
+    },
+    /// Fallback when the forms do not compile within the size limit: the
+    /// canonical instance of every form, searched one by one.
+    Literals {
+        text: Vec<String>,
+        bytes: Vec<Vec<u8>>,
+    },
+}
+
+impl Matcher {
+    fn find(&self, s: &str, out: &mut Vec<Range<usize>>) {
+        match self {
+            Matcher::Regex { text, .. } => out.extend(text.find_iter(s).map(|m| m.range())),
+            Matcher::Literals { text, .. } => {
+                for l in text {
+                    out.extend(s.match_indices(l.as_str()).map(|(i, m)| i..i + m.len()));
+                }
+            }
+        }
+    }
+
+    fn redact<'a>(&self, s: &'a str) -> Cow<'a, str> {
+        match self {
+            Matcher::Regex { text, .. } => text.replace_all(s, regex::NoExpand(REDACTED)),
+            Matcher::Literals { text, .. } => {
+                if !text.iter().any(|l| s.contains(l.as_str())) {
+                    return Cow::Borrowed(s);
+                }
+                let mut out = s.to_string();
+                for l in text {
+                    out = out.replace(l.as_str(), REDACTED);
+                }
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    fn found_in(&self, hay: &[u8]) -> bool {
+        match self {
+            Matcher::Regex { bytes, .. } => bytes.is_match(hay),
+            Matcher::Literals { bytes, .. } => bytes.iter().any(|l| contains(hay, l)),
+        }
+    }
 }
 
 impl Secrets {
@@ -32,36 +144,65 @@ impl Secrets {
         s
     }
 
-    /// Adds a secret value. Values shorter than 4 bytes are ignored (they
-    /// would redact ordinary text).
+    /// Adds a secret value and precomputes the matcher of its encoded forms
+    /// (once; matching never re-encodes). Values shorter than 4 bytes are
+    /// ignored (they would redact ordinary text).
     pub fn add(&self, value: &str) {
-        if value.len() < 4 {
+        if value.len() < MIN_SECRET_BYTES {
             return;
         }
-        let mut v = self.values.write().expect("secrets lock");
-        if !v.iter().any(|x| x == value) {
-            v.push(value.to_string());
-            // Longest first, so a secret that contains another is replaced whole.
-            v.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        if self
+            .entries
+            .read()
+            .expect("secrets lock")
+            .iter()
+            .any(|e| e.value == value)
+        {
+            return;
+        }
+        let entry = Entry {
+            value: value.to_string(),
+            matcher: compile(&forms_of(value)),
+        };
+        let mut v = self.entries.write().expect("secrets lock");
+        if !v.iter().any(|e| e.value == value) {
+            v.push(entry);
+            v.sort_by_key(|e| std::cmp::Reverse(e.value.len()));
         }
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.values.read().expect("secrets lock").is_empty()
+        self.entries.read().expect("secrets lock").is_empty()
     }
 
-    /// Replaces every secret in `s` with [`REDACTED`].
+    /// Byte ranges of `s` that show a secret in any text form, sorted and
+    /// merged (overlapping or touching ranges become one).
+    pub fn find(&self, s: &str) -> Vec<Range<usize>> {
+        let mut all = Vec::new();
+        for e in self.entries.read().expect("secrets lock").iter() {
+            e.matcher.find(s, &mut all);
+        }
+        all.sort_by_key(|r| r.start);
+        let mut out: Vec<Range<usize>> = Vec::with_capacity(all.len());
+        for r in all {
+            match out.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => out.push(r),
+            }
+        }
+        out
+    }
+
+    /// Replaces every secret in `s`, in any text form, with [`REDACTED`].
     pub fn redact<'a>(&self, s: &'a str) -> Cow<'a, str> {
-        let v = self.values.read().expect("secrets lock");
-        if !v.iter().any(|x| s.contains(x.as_str())) {
-            return Cow::Borrowed(s);
+        let mut out = Cow::Borrowed(s);
+        for e in self.entries.read().expect("secrets lock").iter() {
+            if let Cow::Owned(r) = e.matcher.redact(&out) {
+                out = Cow::Owned(r);
+            }
         }
-        let mut out = s.to_string();
-        for x in v.iter() {
-            out = out.replace(x.as_str(), REDACTED);
-        }
-        Cow::Owned(out)
+        out
     }
 
     /// Redacts every string (keys and values) in a JSON value.
@@ -85,21 +226,347 @@ impl Secrets {
         }
     }
 
-    /// Whether `bytes` contain any secret (raw, or as JSON-escaped text).
+    /// Whether `bytes` contain any secret in any form (text forms and UTF-16).
     pub fn found_in(&self, bytes: &[u8]) -> bool {
-        let v = self.values.read().expect("secrets lock");
-        v.iter().any(|x| {
-            contains(bytes, x.as_bytes()) || {
-                let esc = serde_json::to_string(x).unwrap_or_default();
-                let esc = esc.trim_matches('"');
-                esc != x && contains(bytes, esc.as_bytes())
-            }
-        })
+        self.entries
+            .read()
+            .expect("secrets lock")
+            .iter()
+            .any(|e| e.matcher.found_in(bytes))
     }
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+// ---------------------------------------------------------------------------
+// Forms.
+
+fn lit(s: impl AsRef<[u8]>) -> Frag {
+    Frag::Lit(s.as_ref().to_vec())
+}
+
+fn raw_char(c: char) -> Vec<Frag> {
+    vec![lit(c.encode_utf8(&mut [0u8; 4]).as_bytes())]
+}
+
+/// Every form of `value` worth matching.
+fn forms_of(value: &str) -> Vec<Form> {
+    let bytes = value.as_bytes();
+    let per_char = value.chars().count() <= PER_CHAR_MAX;
+    let mut out: Vec<Form> = Vec::new();
+    let mut push = |frags: Vec<Frag>, text: bool, always: bool| {
+        let f = Form { frags, text };
+        if (always || min_len(&f.frags) >= MIN_FORM_CHARS) && !out.contains(&f) {
+            out.push(f);
+        }
+    };
+    push(vec![lit(bytes)], true, true);
+    // Per-character forms: every instance is at least as long as the value
+    // (the raw value is one of them), so they are kept like the value.
+    let json1: Vec<Vec<Vec<Frag>>> = value.chars().map(json_alts).collect();
+    let json2: Vec<Vec<Vec<Frag>>> = json1
+        .iter()
+        .map(|alts| alts.iter().map(|a| json_escape_frags(a)).collect())
+        .collect();
+    for alts in [
+        json1,
+        json2,
+        value.chars().map(percent_alts).collect(),
+        value.chars().map(html_alts).collect(),
+    ] {
+        let frags: Vec<Frag> = alts.into_iter().map(Frag::Alt).collect();
+        let frags = if per_char {
+            frags
+        } else {
+            first_choice(&frags)
+        };
+        push(frags, true, true);
+    }
+    // Hex, any case.
+    push(
+        vec![Frag::AnyCase(hex::encode(bytes).into_bytes())],
+        true,
+        false,
+    );
+    // Base64, both alphabets: the whole value (padded and not), and the
+    // characters that depend only on the value when it sits inside a longer
+    // base64 value at each of the three byte alignments.
+    for alphabet in [B64_STD, B64_URL] {
+        let full = base64(alphabet, bytes);
+        let pad = "=".repeat((3 - bytes.len() % 3) % 3);
+        push(vec![lit(format!("{full}{pad}"))], true, false);
+        push(vec![lit(&full)], true, false);
+        for k in 0..3usize {
+            let mut shifted = vec![0u8; k];
+            shifted.extend_from_slice(bytes);
+            let enc = base64(alphabet, &shifted);
+            let start = (8 * k).div_ceil(6);
+            let end = 8 * (k + bytes.len()) / 6;
+            if end > start {
+                push(vec![lit(&enc[start..end])], true, false);
+            }
+        }
+    }
+    // UTF-16, for binary artifacts.
+    let le: Vec<u8> = value.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = value.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    push(vec![Frag::Lit(le)], false, true);
+    push(vec![Frag::Lit(be)], false, true);
+    out
+}
+
+/// `\uXXXX` (a surrogate pair outside the BMP) for `c`.
+fn json_u(c: char) -> Vec<Frag> {
+    let mut units = [0u16; 2];
+    let mut out = Vec::new();
+    for u in c.encode_utf16(&mut units) {
+        out.push(lit("\\u"));
+        out.push(Frag::AnyCase(format!("{u:04X}").into_bytes()));
+    }
+    out
+}
+
+/// Ways a JSON string writes `c`: its short escape, itself (unless it must
+/// be escaped), `\uXXXX`.
+fn json_alts(c: char) -> Vec<Vec<Frag>> {
+    let short = match c {
+        '"' => Some("\\\""),
+        '\\' => Some("\\\\"),
+        '/' => Some("\\/"),
+        '\u{8}' => Some("\\b"),
+        '\u{c}' => Some("\\f"),
+        '\n' => Some("\\n"),
+        '\r' => Some("\\r"),
+        '\t' => Some("\\t"),
+        _ => None,
+    };
+    let mut alts = Vec::new();
+    let must_escape = c == '"' || c == '\\' || (c as u32) < 0x20;
+    if let Some(s) = short.filter(|_| must_escape) {
+        alts.push(vec![lit(s)]);
+    }
+    if !must_escape {
+        alts.push(raw_char(c));
+    }
+    if let Some(s) = short.filter(|_| !must_escape) {
+        alts.push(vec![lit(s)]);
+    }
+    alts.push(json_u(c));
+    alts
+}
+
+/// A fragment sequence as it reads after one more level of JSON string
+/// escaping (JSON text inside a JSON string).
+fn json_escape_frags(frags: &[Frag]) -> Vec<Frag> {
+    frags
+        .iter()
+        .map(|f| match f {
+            Frag::Lit(b) => {
+                let s = String::from_utf8_lossy(b);
+                let esc = serde_json::to_string(&*s).unwrap_or_default();
+                lit(&esc.as_bytes()[1..esc.len() - 1])
+            }
+            Frag::AnyCase(b) => Frag::AnyCase(b.clone()),
+            Frag::Alt(alts) => Frag::Alt(alts.iter().map(|a| json_escape_frags(a)).collect()),
+        })
+        .collect()
+}
+
+/// Ways a URL writes `c`: percent-encoded (either hex case), `+` for a
+/// space, or as itself.
+fn percent_alts(c: char) -> Vec<Vec<Frag>> {
+    let mut enc = Vec::new();
+    for b in c.encode_utf8(&mut [0u8; 4]).bytes() {
+        enc.push(lit("%"));
+        enc.push(Frag::AnyCase(format!("{b:02X}").into_bytes()));
+    }
+    let unreserved = c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~');
+    if unreserved {
+        vec![raw_char(c), enc]
+    } else if c == ' ' {
+        vec![enc, vec![lit("+")], raw_char(c)]
+    } else {
+        vec![enc, raw_char(c)]
+    }
+}
+
+/// Ways HTML writes `c`: its named entity, itself, `&#NN;`, `&#xNN;`.
+fn html_alts(c: char) -> Vec<Vec<Frag>> {
+    let named: &[&str] = match c {
+        '&' => &["&amp;"],
+        '<' => &["&lt;"],
+        '>' => &["&gt;"],
+        '"' => &["&quot;"],
+        '\'' => &["&#39;", "&apos;"],
+        _ => &[],
+    };
+    let mut alts: Vec<Vec<Frag>> = named.iter().map(|n| vec![lit(n)]).collect();
+    let (first_raw, last_raw) = if named.is_empty() {
+        (Some(raw_char(c)), None)
+    } else {
+        (None, Some(raw_char(c)))
+    };
+    alts.extend(first_raw);
+    alts.push(vec![lit(format!("&#{};", c as u32))]);
+    alts.push(vec![
+        lit("&#"),
+        Frag::AnyCase(format!("x{:X}", c as u32).into_bytes()),
+        lit(";"),
+    ]);
+    alts.extend(last_raw);
+    alts
+}
+
+/// The canonical instance of a form as fragments without alternatives.
+fn first_choice(frags: &[Frag]) -> Vec<Frag> {
+    let mut out = Vec::new();
+    for f in frags {
+        match f {
+            Frag::Alt(alts) => out.extend(first_choice(alts.first().map_or(&[][..], |a| a))),
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// Length of the shortest text a form matches.
+fn min_len(frags: &[Frag]) -> usize {
+    frags
+        .iter()
+        .map(|f| match f {
+            Frag::Lit(b) | Frag::AnyCase(b) => b.len(),
+            Frag::Alt(alts) => alts.iter().map(|a| min_len(a)).min().unwrap_or(0),
+        })
+        .sum()
+}
+
+/// The concrete byte strings of a form without alternatives: `AnyCase`
+/// fragments as upper and as lower case.
+fn instances(frags: &[Frag]) -> Vec<Vec<u8>> {
+    let mut upper = Vec::new();
+    let mut lower = Vec::new();
+    for f in frags {
+        match f {
+            Frag::Lit(b) => {
+                upper.extend_from_slice(b);
+                lower.extend_from_slice(b);
+            }
+            Frag::AnyCase(b) => {
+                upper.extend(b.to_ascii_uppercase());
+                lower.extend(b.to_ascii_lowercase());
+            }
+            Frag::Alt(_) => {}
+        }
+    }
+    if upper == lower {
+        vec![upper]
+    } else {
+        vec![upper, lower]
+    }
+}
+
+/// The regex of a form, for strings (`bytes == false`) or for bytes with
+/// Unicode off.
+fn pattern(frags: &[Frag], bytes: bool, out: &mut String) {
+    use std::fmt::Write as _;
+    let byte = |b: u8, out: &mut String| {
+        if bytes {
+            let _ = write!(out, "\\x{b:02X}");
+        } else {
+            out.push_str(&regex::escape(&(b as char).to_string()));
+        }
+    };
+    for f in frags {
+        match f {
+            Frag::Lit(b) if bytes => b.iter().for_each(|&x| byte(x, out)),
+            Frag::Lit(b) => out.push_str(&regex::escape(&String::from_utf8_lossy(b))),
+            Frag::AnyCase(b) => {
+                for &x in b {
+                    if x.is_ascii_alphabetic() {
+                        out.push('[');
+                        byte(x.to_ascii_lowercase(), out);
+                        byte(x.to_ascii_uppercase(), out);
+                        out.push(']');
+                    } else {
+                        byte(x, out);
+                    }
+                }
+            }
+            Frag::Alt(alts) => {
+                out.push_str("(?:");
+                for (i, a) in alts.iter().enumerate() {
+                    if i > 0 {
+                        out.push('|');
+                    }
+                    pattern(a, bytes, out);
+                }
+                out.push(')');
+            }
+        }
+    }
+}
+
+/// One matcher for all forms, longest forms first so a match covers as much
+/// as it can (leftmost-first alternation).
+fn compile(forms: &[Form]) -> Matcher {
+    let mut order: Vec<&Form> = forms.iter().collect();
+    order.sort_by_key(|f| std::cmp::Reverse(min_len(&f.frags)));
+    let join = |bytes: bool| {
+        let mut p = String::new();
+        for f in order.iter().filter(|f| bytes || f.text) {
+            if !p.is_empty() {
+                p.push('|');
+            }
+            pattern(&f.frags, bytes, &mut p);
+        }
+        p
+    };
+    let text = regex::RegexBuilder::new(&join(false))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build();
+    let bytes = regex::bytes::RegexBuilder::new(&join(true))
+        .unicode(false)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build();
+    match (text, bytes) {
+        (Ok(text), Ok(bytes)) => Matcher::Regex { text, bytes },
+        _ => literals(&order),
+    }
+}
+
+/// The fallback matcher: the canonical instances of the forms (longest first).
+fn literals(order: &[&Form]) -> Matcher {
+    let mut text = Vec::new();
+    let mut bytes = Vec::new();
+    for f in order {
+        for inst in instances(&first_choice(&f.frags)) {
+            if f.text {
+                text.push(String::from_utf8_lossy(&inst).into_owned());
+            }
+            bytes.push(inst);
+        }
+    }
+    Matcher::Literals { text, bytes }
+}
+
+const B64_STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Base64 of `bytes` without padding.
+fn base64(alphabet: &[u8; 64], bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -121,5 +588,237 @@ mod tests {
         );
         assert!(s.found_in(b"....hunter22...."));
         assert!(!s.found_in(b"nothing here"));
+    }
+
+    /// A secret with every kind of character an encoder treats specially:
+    /// `/` `+` (base64 and URL), a non-ASCII letter, `"` `<` `&` `>` `'`.
+    const S: &str = "pa/ss+wörd\"<&>'Xy";
+
+    fn set(v: &str) -> Secrets {
+        let s = Secrets::new();
+        s.add(v);
+        s
+    }
+
+    /// `encoded` (one encoding of the secret, embedded in text) is redacted
+    /// from strings and found in artifact bytes. Expected encodings were
+    /// produced independently (Python's base64, urllib, json, html).
+    #[track_caller]
+    fn caught(s: &Secrets, encoded: &str) {
+        let line = format!("before {encoded} after");
+        let red = s.redact(&line);
+        assert!(
+            !red.contains(encoded),
+            "{encoded:?} survived redaction: {red:?}"
+        );
+        assert!(red.contains(REDACTED), "{red:?}");
+        assert!(red.starts_with("before "), "{red:?}");
+        assert!(
+            s.found_in(line.as_bytes()),
+            "{encoded:?} not found in an artifact"
+        );
+        let mut j = serde_json::json!({ "reason": line, "k": [line] });
+        s.redact_json(&mut j);
+        assert!(!j.to_string().contains(encoded), "{j}");
+    }
+
+    #[test]
+    fn base64_standard_and_url_with_and_without_padding() {
+        let s = set(S);
+        caught(&s, "cGEvc3Mrd8O2cmQiPCY+J1h5");
+        caught(&s, "cGEvc3Mrd8O2cmQiPCY-J1h5");
+        let p = set("hunter22");
+        caught(&p, "aHVudGVyMjI=");
+        caught(&p, "aHVudGVyMjI");
+        assert_eq!(p.redact("x aHVudGVyMjI= y"), "x [REDACTED] y");
+    }
+
+    #[test]
+    fn base64_of_a_secret_inside_a_longer_value_at_every_alignment() {
+        let s = set(S);
+        // base64(prefix + secret + tail) for prefixes of length 0, 1, 2 (mod 3).
+        for blob in [
+            "cGEvc3Mrd8O2cmQiPCY+J1h5IXRhaWw=",
+            "dXBhL3NzK3fDtnJkIjwmPidYeSF0YWls",
+            "dXNwYS9zcyt3w7ZyZCI8Jj4nWHkhdGFpbA==",
+            "dXBhL3NzK3fDtnJkIjwmPidYeT8-",
+            "dXNwYS9zcyt3w7ZyZCI8Jj4nWHk_Pg==",
+        ] {
+            assert!(s.found_in(blob.as_bytes()), "{blob}");
+            let red = s.redact(blob);
+            assert!(red.contains(REDACTED), "{blob}: {red}");
+        }
+        // HTTP Basic credentials and base64("Basic user:" + secret).
+        caught(&s, "dXNlcjpwYS9zcyt3w7ZyZCI8Jj4nWHk=");
+        let h = s.redact("Authorization: Basic dXNlcjpwYS9zcyt3w7ZyZCI8Jj4nWHk=");
+        assert!(
+            !h.contains("cGEvc3Mrd8O2") && !h.contains("wYS9zcyt3w7ZyZCI8Jj4nWHk"),
+            "{h}"
+        );
+        let b = "QmFzaWMgdXNlcjpwYS9zcyt3w7ZyZCI8Jj4nWHk=";
+        assert!(s.found_in(b.as_bytes()));
+        assert!(
+            !s.redact(b).contains("cyt3w7ZyZCI8Jj4nWH"),
+            "{}",
+            s.redact(b)
+        );
+    }
+
+    #[test]
+    fn url_encoding_upper_lower_and_form() {
+        let s = set(S);
+        caught(&s, "pa%2Fss%2Bw%C3%B6rd%22%3C%26%3E%27Xy");
+        caught(&s, "pa%2fss%2bw%c3%b6rd%22%3c%26%3e%27Xy");
+        // encodeURIComponent leaves ' unencoded; a path segment leaves / alone.
+        caught(&s, "pa%2Fss%2Bw%C3%B6rd%22%3C%26%3E'Xy");
+        caught(&s, "pa/ss%2Bw%C3%B6rd%22%3C%26%3E%27Xy");
+        let f = set("my secret/val");
+        caught(&f, "my+secret%2Fval");
+        caught(&f, "my%20secret%2Fval");
+    }
+
+    #[test]
+    fn hex_lower_and_upper() {
+        let s = set(S);
+        caught(&s, "70612f73732b77c3b67264223c263e275879");
+        caught(&s, "70612F73732B77C3B67264223C263E275879");
+        caught(&set("abcd"), "61626364");
+    }
+
+    #[test]
+    fn json_string_escapes() {
+        let s = set(S);
+        // ensure_ascii (\u00f6) and raw UTF-8, both with \" escaped.
+        caught(&s, r#"pa/ss+w\u00f6rd\"<&>'Xy"#);
+        caught(&s, r#"pa/ss+w\u00F6rd\"<&>'Xy"#);
+        caught(&s, r#"pa/ss+wörd\"<&>'Xy"#);
+        // PHP escapes slashes; JSON inside a JSON string doubles the escapes.
+        caught(&s, r#"pa\/ss+w\u00f6rd\"<&>'Xy"#);
+        caught(&s, r#"pa/ss+wörd\\\"<&>'Xy"#);
+        // A character outside the BMP is a surrogate pair.
+        caught(&set("tök🔑en42"), r#"t\u00f6k\ud83d\udd11en42"#);
+    }
+
+    #[test]
+    fn html_escapes_named_and_numeric() {
+        let s = set(S);
+        caught(&s, "pa/ss+wörd&quot;&lt;&amp;&gt;&#x27;Xy");
+        caught(&s, "pa/ss+wörd&quot;&lt;&amp;&gt;&#39;Xy");
+        caught(&s, "pa/ss+wörd&quot;&lt;&amp;&gt;&apos;Xy");
+        caught(&s, "pa/ss+w&#246;rd&#34;&#60;&#38;&#62;&#39;Xy");
+        caught(
+            &set("tök🔑en42"),
+            "&#116;&#246;&#107;&#128273;&#101;&#110;&#52;&#50;",
+        );
+    }
+
+    #[test]
+    fn utf16_in_binary_artifacts() {
+        let s = set(S);
+        let le: Vec<u8> = S.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = S.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for enc in [le, be] {
+            let mut file = b"\x89PNG\x00\x01junk".to_vec();
+            file.extend_from_slice(&enc);
+            file.extend_from_slice(b"\x00\xfftrailer");
+            assert!(s.found_in(&file));
+        }
+    }
+
+    #[test]
+    fn ordinary_text_and_short_variants_are_left_alone() {
+        let s = set("abcd");
+        // base64 of a 4-byte value shifted by 1 or 2 bytes leaves fewer than
+        // 6 characters that depend only on it: those are not redacted.
+        let text = "YWJj ZGVm 616263 the quick brown fox %61b";
+        assert_eq!(s.redact(text), text);
+        assert!(!s.found_in(text.as_bytes()));
+        let t = set("hunter22");
+        let ordinary = "hunter2 aHVudGVy hunter-22 68756e746572 hunter 22";
+        assert_eq!(t.redact(ordinary), ordinary);
+        assert!(!t.found_in(ordinary.as_bytes()));
+    }
+
+    #[test]
+    fn find_reports_merged_ranges_of_every_form() {
+        let s = set("hunter22");
+        s.add("token-9876");
+        let text = "a hunter22 b aHVudGVyMjI= c 68756E7465723232 d token-9876";
+        let found: Vec<&str> = s.find(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(
+            found,
+            ["hunter22", "aHVudGVyMjI=", "68756E7465723232", "token-9876"]
+        );
+        assert!(s.find("nothing here").is_empty());
+        assert!(Secrets::new().find(text).is_empty());
+    }
+
+    #[test]
+    fn long_values_use_the_canonical_encodings() {
+        let v: String = (0..400)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect::<String>()
+            + "/ö\"";
+        let s = set(&v);
+        let b64 = base64(B64_STD, v.as_bytes());
+        caught(&s, &b64);
+        caught(&s, &hex::encode(v.as_bytes()));
+        caught(&s, &serde_json::to_string(&v).unwrap()[1..]);
+        let pct: String = v
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect();
+        caught(&s, &pct);
+    }
+
+    #[test]
+    fn the_literal_fallback_catches_the_canonical_forms() {
+        let forms = forms_of(S);
+        let order: Vec<&Form> = forms.iter().collect();
+        let m = literals(&order);
+        for enc in [
+            S,
+            "cGEvc3Mrd8O2cmQiPCY+J1h5",
+            "70612f73732b77c3b67264223c263e275879",
+            "70612F73732B77C3B67264223C263E275879",
+            "pa%2Fss%2Bw%C3%B6rd%22%3C%26%3E%27Xy",
+            "pa/ss+wörd&quot;&lt;&amp;&gt;&#39;Xy",
+        ] {
+            let line = format!("x {enc} y");
+            assert!(m.found_in(line.as_bytes()), "{enc}");
+            assert_eq!(m.redact(&line), "x [REDACTED] y", "{enc}");
+        }
+    }
+
+    #[test]
+    fn many_and_long_values_scan_in_linear_time() {
+        let s = Secrets::new();
+        for i in 0..10 {
+            s.add(&format!("sekr3t-{i}-pa/ss+wörd\"<&>'Xy-{i}"));
+        }
+        s.add(&"k".repeat(4000));
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let data: Vec<u8> = (0..4 << 20)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let t = std::time::Instant::now();
+        assert!(!s.found_in(&data));
+        // Generous: a single automaton over every form took minutes here.
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }

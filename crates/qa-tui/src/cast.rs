@@ -91,6 +91,18 @@ impl CastRecorder {
         }
     }
 
+    /// Records output that is already text (a re-encoded screen update, see
+    /// [`crate::replay`]).
+    pub fn output_text(&mut self, at: Instant, text: &str) {
+        if self.cut {
+            self.dropped_bytes += text.len() as u64;
+            return;
+        }
+        if !text.is_empty() {
+            self.push_event(at, "o", text);
+        }
+    }
+
     /// Records a resize.
     pub fn resize(&mut self, at: Instant, cols: u16, rows: u16) {
         self.push_event(at, "r", &format!("{cols}x{rows}"));

@@ -18,7 +18,7 @@ pub const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 pub struct LaunchPlan {
     /// Absolute path of the program.
     pub program: PathBuf,
-    /// The argv as written (argv[0] included).
+    /// The argv as written (`argv[0]` included).
     pub argv: Vec<String>,
     /// Absolute working directory.
     pub cwd: PathBuf,

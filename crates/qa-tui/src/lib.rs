@@ -22,7 +22,9 @@
 //!
 //! The pure parts stand alone and are unit-tested: [`keys`] (key and paste
 //! encoding), [`screen`] (text, cursor, modes, snapshots), [`cast`] (the
-//! replay writer), [`render`] and [`boxdraw`] (PNG of a snapshot),
+//! replay writer), [`replay`] (raw, or re-encoded from the masked model when
+//! the run has secrets), [`mask`] (which cells show a secret), [`render`] and
+//! [`boxdraw`] (PNG of a snapshot),
 //! [`palette`] (colours) and [`launch`] (program, cwd and environment).
 
 #![warn(missing_docs)]
@@ -31,8 +33,10 @@ pub mod boxdraw;
 pub mod cast;
 pub mod keys;
 pub mod launch;
+pub mod mask;
 pub mod palette;
 pub mod render;
+pub mod replay;
 pub mod screen;
 
 #[cfg(unix)]
@@ -41,7 +45,7 @@ mod pump;
 mod session;
 
 #[cfg(unix)]
-pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE};
+pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE, REPLAY_MASKED_NOTE};
 
 use qa_core::flow::{Flow, Presentation, TargetKind, TerminalAction};
 use qa_core::{

@@ -3,12 +3,13 @@
 //! whose timeout passed, records the replay and bumps a generation counter
 //! that waiters watch. A writer task owns the PTY's write half.
 
-use crate::cast::CastRecorder;
 use crate::palette;
+use crate::replay::Replay;
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
+use qa_core::Secrets;
 use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -45,8 +46,9 @@ pub struct Model {
     pub term: Term<Listener>,
     /// The escape-sequence processor (holds synchronized updates).
     pub processor: Processor<StdSyncHandler>,
-    /// The replay (taken at close).
-    pub cast: Option<CastRecorder>,
+    /// The replay (taken at close): the program's bytes, or with secrets
+    /// configured, screen updates re-encoded from the masked model.
+    pub cast: Option<Replay>,
     /// Total bytes read from the program.
     pub bytes_read: u64,
     /// When output last arrived.
@@ -89,6 +91,20 @@ impl Model {
     /// Whether a synchronized update is holding bytes back.
     pub fn sync_pending(&self) -> bool {
         self.processor.sync_timeout().sync_timeout().is_some()
+    }
+
+    /// Ends a pending synchronized update and records the screen it shows.
+    pub fn stop_sync(&mut self) {
+        let Model {
+            term,
+            processor,
+            cast,
+            ..
+        } = self;
+        processor.stop_sync(term);
+        if let Some(c) = cast.as_mut() {
+            c.refresh(Instant::now(), term);
+        }
     }
 }
 
@@ -134,8 +150,9 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// A fresh model of `cols`×`rows` with a replay starting now.
-    pub fn new(cols: u16, rows: u16, title: Option<&str>) -> Arc<Shared> {
+    /// A fresh model of `cols`×`rows` with a replay starting now (masked
+    /// and re-encoded when `secrets` is not empty).
+    pub fn new(cols: u16, rows: u16, title: Option<&str>, secrets: Arc<Secrets>) -> Arc<Shared> {
         let listener = Listener::default();
         let term = Term::new(
             Config {
@@ -150,12 +167,13 @@ impl Shared {
             model: Mutex::new(Model {
                 term,
                 processor: Processor::new(),
-                cast: Some(CastRecorder::new(
+                cast: Some(Replay::new(
                     cols,
                     rows,
                     now,
                     crate::cast::DEFAULT_CAP_BYTES,
                     title,
+                    secrets,
                 )),
                 bytes_read: 0,
                 last_output: now,
@@ -249,15 +267,19 @@ fn is_eio(e: &std::io::Error) -> bool {
 /// Feeds bytes into the model (and the replay), returning query answers.
 pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
     let now = Instant::now();
-    if let Some(cast) = model.cast.as_mut() {
-        cast.output(now, bytes);
-    }
     model.bytes_read += bytes.len() as u64;
     model.last_output = now;
     let Model {
-        term, processor, ..
+        term,
+        processor,
+        cast,
+        ..
     } = model;
     processor.advance(term, bytes);
+    if let Some(cast) = cast.as_mut() {
+        // After the model: a masked replay records what the screen shows.
+        cast.output(now, bytes, term);
+    }
     model.take_replies()
 }
 
@@ -277,8 +299,7 @@ pub async fn run_pump(
                     let mut m = shared.model();
                     let due = m.processor.sync_timeout().sync_timeout().is_some_and(|t| t <= Instant::now());
                     if due {
-                        let Model { term, processor, .. } = &mut *m;
-                        processor.stop_sync(term);
+                        m.stop_sync();
                     }
                     m.take_replies()
                 };
@@ -310,10 +331,7 @@ pub async fn run_pump(
     {
         let mut m = shared.model();
         if m.sync_pending() {
-            let Model {
-                term, processor, ..
-            } = &mut *m;
-            processor.stop_sync(term);
+            m.stop_sync();
         }
         m.eof = true;
     }

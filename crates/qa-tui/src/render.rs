@@ -4,6 +4,9 @@
 //! lines (U+2500–U+257F) and block elements (U+2580–U+259F) are drawn as
 //! rectangles so borders join pixel-exactly.
 //!
+//! Cells of a masked snapshot ([`Snapshot::of_masked`]) that show a secret
+//! are painted as opaque blocks; their glyphs are never drawn.
+//!
 //! This is a picture of the terminal *model*, not of a real terminal window.
 
 use crate::boxdraw;
@@ -14,6 +17,9 @@ use std::sync::OnceLock;
 
 /// Font size in pixels.
 const FONT_PX: f32 = 16.0;
+
+/// Colour of the opaque block painted over a masked cell.
+pub const MASK_COLOR: Rgb = crate::palette::DEFAULT_FG;
 
 struct Fonts {
     regular: FontRef<'static>,
@@ -136,6 +142,10 @@ pub fn render(snap: &Snapshot) -> Canvas {
             let x = i64::from(c as u32 * cw);
             let y = i64::from(r as u32 * ch);
             let w = i64::from(span * cw);
+            if cell.masked {
+                canvas.fill(x, y, w, i64::from(ch), MASK_COLOR);
+                continue;
+            }
             canvas.fill(x, y, w, i64::from(ch), cell.bg);
             draw_char(&mut canvas, f, cell.c, cell.bold, x, y, w, cell.fg);
             for z in cell.zerowidth.chars() {
@@ -162,7 +172,9 @@ pub fn render(snap: &Snapshot) -> Canvas {
         } else {
             cell.bg
         };
-        draw_char(&mut canvas, f, cell.c, cell.bold, x, y, w, fg);
+        if !cell.masked {
+            draw_char(&mut canvas, f, cell.c, cell.bold, x, y, w, fg);
+        }
     }
     canvas
 }
@@ -249,5 +261,21 @@ mod tests {
         assert_eq!(canvas.pixel(0, 2 * ch), crate::palette::DEFAULT_FG);
         let png = canvas.to_png();
         assert_eq!(&png[1..4], b"PNG");
+    }
+
+    #[test]
+    fn masked_cells_are_opaque_blocks_without_glyphs() {
+        let s = qa_core::Secrets::new();
+        s.add("s3cret9");
+        let t = term_with(10, 2, b"s3cret9\x1b[?25l");
+        let snap = Snapshot::of_masked(&t, &s);
+        let canvas = render(&snap);
+        let (cw, ch) = cell_size();
+        for x in 0..7 * cw {
+            for y in 0..ch {
+                assert_eq!(canvas.pixel(x, y), MASK_COLOR, "({x}, {y})");
+            }
+        }
+        assert_eq!(canvas.pixel(7 * cw + 1, 1), snap.background);
     }
 }

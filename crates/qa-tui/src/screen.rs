@@ -9,6 +9,7 @@ use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::Rgb;
+use qa_core::Secrets;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -161,6 +162,12 @@ pub struct SnapCell {
     pub wide: bool,
     /// The second half of a double-width character (draw nothing).
     pub spacer: bool,
+    /// The cell shows part of a secret: text captures print
+    /// [`crate::mask::MASK_CHAR`] and PNGs paint an opaque block instead of
+    /// the glyph. `c` still holds the real character, so a masked snapshot
+    /// must never be published through anything but [`Snapshot::to_text`],
+    /// [`Snapshot::lines`] or [`crate::render`].
+    pub masked: bool,
 }
 
 /// A self-contained picture of the visible grid.
@@ -225,6 +232,7 @@ impl Snapshot {
                     strike: f.contains(Flags::STRIKEOUT),
                     wide: f.contains(Flags::WIDE_CHAR),
                     spacer: f.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER),
+                    masked: false,
                 });
             }
         }
@@ -241,6 +249,57 @@ impl Snapshot {
             background: palette::resolve_index(colors, 257),
             modes: mode_names(term),
         }
+    }
+
+    /// A snapshot in which every cell that shows a secret (in any form
+    /// [`Secrets`] knows, found in the displayed text, across wrapped rows)
+    /// is masked; see [`crate::mask`]. Its `lines` show the mask too.
+    pub fn of_masked<T>(term: &Term<T>, secrets: &Secrets) -> Snapshot {
+        let mut snap = Snapshot::of(term);
+        let mask = crate::mask::secret_cells(term, secrets);
+        let mut rows_hit = vec![false; snap.rows];
+        for (i, m) in mask.iter().enumerate() {
+            if *m && i < snap.cells.len() {
+                snap.cells[i].masked = true;
+                rows_hit[i / snap.cols.max(1)] = true;
+            }
+        }
+        for (r, hit) in rows_hit.into_iter().enumerate() {
+            if hit {
+                snap.lines[r] = snap.row_string(r).trim_end_matches(' ').to_string();
+            }
+        }
+        snap
+    }
+
+    /// Whether any cell is masked.
+    pub fn has_masks(&self) -> bool {
+        self.cells.iter().any(|c| c.masked)
+    }
+
+    /// The text of one row as shown: exactly `cols` columns (a wide
+    /// character counts two), masked cells as [`crate::mask::MASK_CHAR`].
+    fn row_string(&self, r: usize) -> String {
+        let mut s = String::with_capacity(self.cols);
+        for c in 0..self.cols {
+            let cell = self.cell(r, c);
+            if cell.spacer {
+                if cell.masked && (c == 0 || !self.cell(r, c - 1).wide) {
+                    s.push(crate::mask::MASK_CHAR);
+                }
+                continue;
+            }
+            if cell.masked {
+                s.push(crate::mask::MASK_CHAR);
+                if cell.wide {
+                    s.push(crate::mask::MASK_CHAR);
+                }
+                continue;
+            }
+            s.push(if cell.c.is_control() { ' ' } else { cell.c });
+            s.push_str(&cell.zerowidth);
+        }
+        s
     }
 
     /// The cell at (`row`, `col`).
@@ -274,14 +333,7 @@ impl Snapshot {
             // Every row spans exactly `cols` cells, so the frame lines up even
             // with wide characters (their spacer cell is skipped).
             s.push('|');
-            for c in 0..self.cols {
-                let cell = self.cell(r, c);
-                if cell.spacer {
-                    continue;
-                }
-                s.push(if cell.c.is_control() { ' ' } else { cell.c });
-                s.push_str(&cell.zerowidth);
-            }
+            s.push_str(&self.row_string(r));
             s.push_str("|\n");
         }
         s.push_str(&format!("+{}+\n", "-".repeat(self.cols)));
@@ -359,6 +411,24 @@ pub(crate) mod tests {
         assert!(m.contains(&"app-cursor"));
         assert!(m.contains(&"bracketed-paste"));
         assert!(!m.contains(&"show-cursor"));
+    }
+
+    #[test]
+    fn masked_snapshots_hide_secret_cells_in_text() {
+        let s = Secrets::new();
+        s.add("s3cret9");
+        // The secret fills row 0 to its last column, split by SGR bold.
+        let t = term_with(10, 3, "漢 s3c\x1b[1mret9 ok".as_bytes());
+        let snap = Snapshot::of_masked(&t, &s);
+        assert!(snap.has_masks());
+        assert_eq!(snap.lines[0], "漢 ███████");
+        assert_eq!(snap.lines[1], " ok");
+        let text = snap.to_text();
+        assert!(text.contains("|漢 ███████|"), "{text}");
+        assert!(!text.contains("s3c") && !text.contains("et9"), "{text}");
+        let plain = Snapshot::of(&t);
+        assert!(!plain.has_masks());
+        assert_eq!(plain.lines[0], "漢 s3cret9");
     }
 
     #[test]

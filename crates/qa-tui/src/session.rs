@@ -32,6 +32,10 @@ const EXCERPT_CHARS: usize = 160;
 /// The note every terminal result carries about what its pictures are.
 pub const EVIDENCE_NOTE: &str = "terminal evidence (the asciicast replay and PNG captures) is rendered from the alacritty_terminal model of the PTY output; it is terminal-state evidence, not pixels of a real terminal window";
 
+/// The note a result carries when the replay was re-encoded because the run
+/// has secrets.
+pub const REPLAY_MASKED_NOTE: &str = "the run has secrets, so the terminal replay was re-encoded from the terminal model after every read, with every cell that showed a secret masked; it does not contain the program's raw output bytes";
+
 /// A running terminal program and its model.
 pub struct TuiSession {
     shared: Arc<Shared>,
@@ -84,7 +88,12 @@ impl TuiSession {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let shared = Shared::new(plan.cols, plan.rows, Some(&format!("ui-qa: {name}")));
+        let shared = Shared::new(
+            plan.cols,
+            plan.rows,
+            Some(&format!("ui-qa: {name}")),
+            ctx.secrets.clone(),
+        );
         let (read, write) = pty.into_split();
         let (tx, rx) = mpsc::unbounded_channel();
         let writer_task = tokio::spawn(pump::run_writer(write, rx));
@@ -168,10 +177,12 @@ impl TuiSession {
     ) -> Result<(), DriverError> {
         {
             let mut m = self.shared.model();
-            m.term
-                .resize(TermSize::new(usize::from(cols), usize::from(rows)));
-            if let Some(cast) = m.cast.as_mut() {
-                cast.resize(Instant::now(), cols, rows);
+            let pump::Model { term, cast, .. } = &mut *m;
+            term.resize(TermSize::new(usize::from(cols), usize::from(rows)));
+            if let Some(cast) = cast.as_mut() {
+                let now = Instant::now();
+                cast.resize(now, cols, rows);
+                cast.refresh(now, term);
             }
         }
         self.shared.bump();
@@ -234,8 +245,18 @@ impl TuiSession {
         (screen::screen_hash(&m.term), m.sync_pending())
     }
 
+    /// The screen with every cell that shows a secret masked: what captures
+    /// and observations publish.
+    fn masked_snapshot(&self) -> Snapshot {
+        Snapshot::of_masked(&self.shared.model().term, &self.ctx.secrets)
+    }
+
     fn capture(&self, step: &Step) -> Result<StepOutcome, DriverError> {
-        let snap = Snapshot::of(&self.shared.model().term);
+        // Rendered from the masked grid: the PNG paints secret cells as
+        // opaque blocks and the text twin prints the mask, so both can be
+        // published. The evidence store still scans both and withholds a
+        // file that contains a secret anyway (fail closed).
+        let snap = self.masked_snapshot();
         let base = step.evidence_name();
         let ev = &self.ctx.evidence;
         let mut outcome = StepOutcome {
@@ -270,6 +291,18 @@ impl TuiSession {
         self.ctx.secrets.redact(s).into_owned()
     }
 
+    /// The last lines of `text`, redacted *before* they are cut, so a secret
+    /// cut in half by the length bound cannot leave its first half behind.
+    fn excerpt(&self, text: &str) -> String {
+        excerpt(&self.redact(text))
+    }
+
+    fn describe_query(&self, text: &Option<String>, regex: &Option<String>) -> String {
+        let text = text.as_deref().map(|t| self.redact(t));
+        let regex = regex.as_deref().map(|r| self.redact(r));
+        describe_query(&text, &regex)
+    }
+
     /// One evaluation of an assertion against the current model.
     fn evaluate(&self, action: &TerminalAction, scan: &mut ScanState) -> Verdict {
         let drained = self.shared.drained(DRAIN_QUIET);
@@ -295,8 +328,8 @@ impl TuiSession {
                             reason: self.redact(&format!(
                                 "the program ended ({}) and its output never contained {}; last lines: {}",
                                 exit.map(|e| e.describe()).unwrap_or_default(),
-                                describe_query(&q.text, &q.regex),
-                                excerpt(&screen)
+                                self.describe_query(&q.text, &q.regex),
+                                self.excerpt(&screen)
                             )),
                         };
                     }
@@ -304,7 +337,7 @@ impl TuiSession {
                 Verdict::NotYet {
                     observed: self.redact(&format!(
                         "not on screen or in scrollback yet; last lines: {}",
-                        excerpt(&screen)
+                        self.excerpt(&screen)
                     )),
                 }
             }
@@ -339,12 +372,12 @@ impl TuiSession {
                     } else {
                         "still contains"
                     },
-                    describe_query(&a.text, &a.regex)
+                    self.describe_query(&a.text, &a.regex)
                 );
                 let seen = if a.row.is_some() {
-                    quote(&hay)
+                    quote(&self.redact(&hay))
                 } else {
-                    excerpt(&hay)
+                    self.excerpt(&hay)
                 };
                 if drained {
                     Verdict::Fails {
@@ -514,7 +547,7 @@ fn terminal_action(step: &Step) -> Result<&TerminalAction, DriverError> {
 #[async_trait::async_trait]
 impl SurfaceSession for TuiSession {
     async fn observe(&mut self) -> Result<Observation, DriverError> {
-        let snap = Snapshot::of(&self.shared.model().term);
+        let snap = self.masked_snapshot();
         let state = match self.shared.exit() {
             None => "running".to_string(),
             Some(e) => format!("ended ({})", e.describe()),
@@ -694,21 +727,20 @@ impl SurfaceSession for TuiSession {
             ));
         }
         if let Some(cast) = cast {
-            if cast.is_cut() {
+            let cast = cast.finish(Instant::now());
+            if cast.cut {
                 result.observations.push(format!(
                     "terminal replay reached its 1 MiB cap and was cut; {} bytes of later output ({} in total) are not in it",
-                    cast.dropped_bytes(),
+                    cast.dropped_bytes,
                     bytes_read
                 ));
             }
+            if cast.masked {
+                result.observations.push(REPLAY_MASKED_NOTE.to_string());
+            }
             let ev = &this.ctx.evidence;
             let name = ev.unique_name(ArtifactGroup::Videos, "terminal", "cast");
-            match ev.write(
-                ArtifactGroup::Videos,
-                &name,
-                &cast.finish(Instant::now()),
-                None,
-            ) {
+            match ev.write(ArtifactGroup::Videos, &name, &cast.bytes, None) {
                 Ok(Some(a)) => result.artifacts.push(a),
                 Ok(None) => result
                     .observations

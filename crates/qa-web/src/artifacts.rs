@@ -1,13 +1,27 @@
 //! Evidence: PNG screenshots, bounded accessibility snapshots, console and
 //! network logs.
+//!
+//! Secrets in pixels: when the run has secrets, no screenshot is taken
+//! until everything on the page that shows one is covered (see [`capture`]):
+//! a DOM snapshot of the page (every document of its process, open and
+//! closed shadow trees, current input values) is matched against the
+//! secrets here, in the runner — the page never receives a secret — and the
+//! in-page helper covers each place with an opaque box in the top layer
+//! (`maskShow`), the picture is taken, and the boxes are removed
+//! (`maskHide`, also on error). A secret on the page that cannot be covered
+//! (no box: hidden markup next to a canvas that draws it; a cross-origin
+//! frame) withholds the picture, as does any failure of the masking step.
 
 use crate::actionability::actionable;
+use crate::cdp::CdpError;
 use crate::events::Shared;
 use crate::page::Page;
 use base64::Engine;
 use qa_core::flow::Locator;
-use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Step};
+use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Secrets, Step};
 use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
 
 const MAX_AX_NODES: usize = 5000;
 const MAX_AX_STRING: usize = 200;
@@ -29,7 +43,9 @@ fn publish(
     evidence.write(group, &name, bytes, step).map_err(ev_err)
 }
 
-/// A PNG of the viewport, the full page or one element.
+/// A PNG of the viewport, the full page or one element. With secrets in
+/// the run, secrets on the page are masked first; a picture that cannot be
+/// masked is withheld (no artifact, an observation says why).
 pub async fn screenshot(
     page: &Page,
     evidence: &Evidence,
@@ -53,17 +69,14 @@ pub async fn screenshot(
         params["clip"] = json!({ "x": 0, "y": 0, "width": size["width"], "height": size["height"].as_f64().unwrap_or(1.0).min(MAX_SHOT_HEIGHT), "scale": 1 });
         params["captureBeyondViewport"] = json!(true);
     }
-    let r = page
-        .call("Page.captureScreenshot", params)
-        .await
-        .map_err(|e| DriverError::new("web.screenshot.failed", e.to_string()))?;
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(r["data"].as_str().unwrap_or(""))
-        .map_err(|e| DriverError::new("web.screenshot.failed", e.to_string()))?;
+    let base = step.evidence_name();
+    let Some(png) = capture(page, evidence, &params, &base, deadline).await? else {
+        return Ok(Vec::new());
+    };
     Ok(publish(
         evidence,
         ArtifactGroup::Screenshots,
-        &step.evidence_name(),
+        &base,
         "png",
         &png,
         Some(step.index + 1),
@@ -71,6 +84,117 @@ pub async fn screenshot(
     .into_iter()
     .collect())
 }
+
+/// One `Page.captureScreenshot`, decoded.
+async fn capture_raw(page: &Page, params: &Value) -> Result<Vec<u8>, DriverError> {
+    let r = page
+        .call("Page.captureScreenshot", params.clone())
+        .await
+        .map_err(|e| DriverError::new("web.screenshot.failed", e.to_string()))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(r["data"].as_str().unwrap_or(""))
+        .map_err(|e| DriverError::new("web.screenshot.failed", e.to_string()))
+}
+
+/// Masking rounds before a page that keeps changing under the masks
+/// withholds its picture.
+const MASK_ATTEMPTS: usize = 3;
+
+/// `Page.captureScreenshot` of `page` with every secret on it covered.
+/// `Ok(None)`: withheld (an observation says why). Without secrets in the
+/// run, a plain capture.
+///
+/// One round: find what shows a secret ([`mask::plan`]); if some of it
+/// cannot be covered, withhold; cover the rest (`maskShow`), capture,
+/// uncover (`maskHide`, always); then look again: the picture is kept only
+/// if the same places show secrets and nothing moved while it was taken
+/// (otherwise another round). Any error of the masking step withholds.
+pub async fn capture(
+    page: &Page,
+    evidence: &Evidence,
+    params: &Value,
+    base: &str,
+    deadline: Deadline,
+) -> Result<Option<Vec<u8>>, DriverError> {
+    let secrets = evidence.secrets();
+    if secrets.is_empty() {
+        return capture_raw(page, params).await.map(Some);
+    }
+    let withhold = |why: &str| {
+        let note = format!(
+            "screenshot {base}.png withheld: a secret is shown on the page and could not be masked ({why})"
+        );
+        page.sh
+            .st()
+            .observations
+            .push(secrets.redact(&note).into_owned());
+        evidence.withhold(
+            &format!("{base}.png"),
+            "a secret is shown on the page and could not be masked; no picture was taken",
+        );
+        Ok(None)
+    };
+    let mut why = String::from("the page kept changing while it was captured");
+    for _ in 0..MASK_ATTEMPTS {
+        let plan = match mask::plan(page, secrets, deadline).await {
+            Ok(p) => p,
+            Err(e) => return withhold(&e),
+        };
+        if let Some(e) = &plan.unmaskable {
+            return withhold(e);
+        }
+        let covered = if plan.units.is_empty() {
+            Ok(())
+        } else {
+            mask::show(page, &plan, deadline).await
+        };
+        let png = match &covered {
+            Ok(()) => Some(capture_raw(page, params).await),
+            Err(_) => None,
+        };
+        // The masks go, whatever happened.
+        let moved = if plan.units.is_empty() {
+            Ok(false)
+        } else {
+            mask::hide(page, deadline).await
+        };
+        match covered {
+            Err(mask::ShowError::Unmaskable(e)) => return withhold(&e),
+            Err(mask::ShowError::Changed(e)) => {
+                why = e;
+                continue;
+            }
+            Ok(()) => {}
+        }
+        let png = match png {
+            Some(p) => p?,
+            None => continue,
+        };
+        match moved {
+            Err(e) => return withhold(&e),
+            Ok(true) => {
+                why = "what shows a secret moved, or the masks were disturbed, while the picture was taken".into();
+                continue;
+            }
+            Ok(false) => {}
+        }
+        let after = match mask::plan(page, secrets, deadline).await {
+            Ok(p) => p,
+            Err(e) => return withhold(&e),
+        };
+        if let Some(e) = &after.unmaskable {
+            return withhold(e);
+        }
+        if after.same_places(&plan) {
+            return Ok(Some(png));
+        }
+        why = "the places showing a secret changed while the picture was taken".into();
+    }
+    withhold(&why)
+}
+
+/// Finding what shows a secret, and covering it.
+mod mask;
 
 fn clip(s: &str) -> String {
     if s.len() <= MAX_AX_STRING {
@@ -294,5 +418,111 @@ mod tests {
         assert_eq!(b["role"], "button");
         assert_eq!(b["states"][0], "disabled");
         assert!(b["name"].as_str().unwrap().len() < 210);
+    }
+
+    fn secrets() -> Secrets {
+        let s = Secrets::new();
+        s.add("Wombat7Quartz");
+        s
+    }
+
+    #[test]
+    fn occurrences_are_found_without_the_secret_values() {
+        let s = secrets();
+        let text = format!(
+            "ä {} x{}y {}",
+            "Wombat7Quartz",
+            "Wombat7Quartz",
+            "z".repeat(300)
+        );
+        let found = mask::occurrences(&s, &text);
+        assert_eq!(found.len(), 2);
+        for r in &found {
+            assert_eq!(&text[r.clone()], "Wombat7Quartz");
+        }
+        assert!(mask::occurrences(&s, "nothing to see").is_empty());
+        assert!(mask::occurrences(&s, "").is_empty());
+        let long = format!("{}Wombat7Quartz", "é".repeat(5000));
+        let r = &mask::occurrences(&s, &long)[0];
+        assert_eq!(&long[r.clone()], "Wombat7Quartz");
+    }
+
+    /// A snapshot document: `(parent, type, name, value)` per node, plus
+    /// attributes and input values.
+    fn doc(
+        nodes: &[(i64, i64, &str, &str)],
+        attrs: &[(usize, &str, &str)],
+        input: &[(usize, &str)],
+    ) -> (Value, Vec<String>) {
+        let mut strings: Vec<String> = Vec::new();
+        let mut id = |x: &str| -> i64 {
+            if x.is_empty() {
+                return -1;
+            }
+            strings.push(x.to_string());
+            strings.len() as i64 - 1
+        };
+        let mut a: Vec<Vec<i64>> = vec![Vec::new(); nodes.len()];
+        for &(i, k, v) in attrs {
+            a[i].push(id(k));
+            a[i].push(id(v));
+        }
+        let (mut ii, mut iv) = (Vec::new(), Vec::new());
+        for &(i, v) in input {
+            ii.push(i as i64);
+            iv.push(id(v));
+        }
+        let d = json!({ "nodes": {
+            "parentIndex": nodes.iter().map(|n| n.0).collect::<Vec<_>>(),
+            "nodeType": nodes.iter().map(|n| n.1).collect::<Vec<_>>(),
+            "nodeName": nodes.iter().map(|n| id(n.2)).collect::<Vec<_>>(),
+            "nodeValue": nodes.iter().map(|n| id(n.3)).collect::<Vec<_>>(),
+            "backendNodeId": (0..nodes.len() as i64).map(|i| 100 + i).collect::<Vec<_>>(),
+            "attributes": a,
+            "inputValue": { "index": ii, "value": iv },
+        } });
+        (d, strings)
+    }
+
+    #[test]
+    fn scan_finds_split_text_values_and_attributes_but_not_scripts() {
+        let s = secrets();
+        let (d, strings) = doc(
+            &[
+                (-1, 9, "#document", ""),
+                (0, 1, "HTML", ""),
+                (1, 1, "HEAD", ""),
+                (2, 1, "TITLE", ""),
+                (3, 3, "#text", "Wombat7Quartz"),
+                (1, 1, "BODY", ""),
+                (5, 1, "P", ""),
+                (6, 3, "#text", "héllo Wom"),
+                (6, 1, "B", ""),
+                (8, 3, "#text", "bat7"),
+                (6, 3, "#text", "Quartz!"),
+                (5, 1, "INPUT", ""),
+                (5, 1, "DIV", ""),
+                (5, 1, "SCRIPT", ""),
+                (13, 3, "#text", "var t = 'Wombat7Quartz';"),
+            ],
+            &[
+                (12, "title", "Wombat7Quartz"),
+                (13, "data-x", "Wombat7Quartz"),
+            ],
+            &[(11, "Wombat7Quartz")],
+        );
+        let hits = mask::scan(&d, &strings, &s);
+        assert_eq!(
+            hits,
+            vec![
+                mask::Hit::Element(111),
+                mask::Hit::Element(112),
+                // "héllo Wom": UTF-16 offsets 6..9.
+                mask::Hit::Text(vec![(107, 6, 9), (109, 0, 4), (110, 0, 6)]),
+            ]
+        );
+        let none = Secrets::new();
+        none.add("Platypus9");
+        assert!(mask::scan(&d, &strings, &none).is_empty());
     }
 }

@@ -1,7 +1,8 @@
 // ui-qa in-page helper: locator resolution (role, accessible name, label,
 // placeholder, text, test id, css), actionability checks, element state and
 // readiness. Evaluated fresh on every call (no state left in the page except
-// a mutation counter), called as (op, spec, arg) and returning plain JSON.
+// a mutation counter, and the secret masks between maskShow and maskHide),
+// called as (op, spec, arg) and returning plain JSON.
 async (op, spec, arg) => {
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const matchText = (actual, want, exact) => {
@@ -426,6 +427,139 @@ async (op, spec, arg) => {
   }
   if (op === 'page') {
     return { url: location.href, title: document.title, ready: document.readyState };
+  }
+  if (op === 'maskShow' || op === 'maskHide') {
+    // Secret masks around a screenshot (crate::artifacts): the driver found
+    // what shows a secret and passes references only — elements (a value or
+    // an attribute shows it) and text node ranges (text shows it) — never
+    // a secret. `maskShow` covers each with an opaque box in the top layer
+    // of this (the top) document; `maskHide` measures again (did anything
+    // move while the picture was taken?) and removes every box.
+    const MARK = 'data-ui-qa-mask';
+    const PAD = 3;
+    const px = (v) => parseFloat(v) || 0;
+    const rendered = (list) => [...list].filter((r) => r.width > 0 && r.height > 0)
+      .map((r) => ({ x: r.left, y: r.top, w: r.width, h: r.height }));
+    // An option shows through its <select>, a textarea's default text
+    // through the textarea.
+    const shownBy = (n) => {
+      const e = n.nodeType === 1 ? n : n.parentElement;
+      if (!e) return null;
+      if (e.tagName === 'TEXTAREA') return e;
+      return ['OPTION', 'OPTGROUP', 'SELECT'].includes(e.tagName) ? e.closest('select') : null;
+    };
+    // One unit's rectangles in this document's viewport: { rects } or
+    // { why } ('hidden': nothing rendered; 'frame': not reachable).
+    const measure = (u, nodes) => {
+      try {
+        const refs = u.k === 'el' ? [nodes[u.n]] : u.p.map((x) => nodes[x[0]]);
+        if (!refs.length || refs.some((n) => !n || typeof n.nodeType !== 'number')) return { why: 'frame' };
+        let rects = [];
+        if (u.k === 'el') {
+          const el = shownBy(refs[0]) || refs[0];
+          rects = rendered(el.getClientRects());
+        } else {
+          for (const [n, s, e] of u.p) {
+            const t = nodes[n];
+            const by = shownBy(t);
+            if (by) { rects.push(...rendered(by.getClientRects())); continue; }
+            const rg = t.ownerDocument.createRange();
+            rg.setStart(t, Math.min(s, t.length));
+            rg.setEnd(t, Math.min(e, t.length));
+            rects.push(...rendered(rg.getClientRects()));
+          }
+        }
+        if (!rects.length) return { why: 'hidden' };
+        // Up through same-origin frames, clipped to each frame's content box.
+        let w = refs[0].ownerDocument.defaultView;
+        for (let depth = 0; w !== window; depth++) {
+          const fe = depth < 32 && w ? w.frameElement : null;
+          if (!fe) return { why: 'frame' };
+          const b = fe.getBoundingClientRect();
+          const s = style(fe);
+          const x0 = b.left + fe.clientLeft + px(s.paddingLeft), y0 = b.top + fe.clientTop + px(s.paddingTop);
+          const x1 = x0 + fe.clientWidth - px(s.paddingLeft) - px(s.paddingRight);
+          const y1 = y0 + fe.clientHeight - px(s.paddingTop) - px(s.paddingBottom);
+          rects = rects.map((r) => {
+            const x = Math.max(r.x + x0, x0), y = Math.max(r.y + y0, y0);
+            return { x, y, w: Math.min(r.x + x0 + r.w, x1) - x, h: Math.min(r.y + y0 + r.h, y1) - y };
+          }).filter((r) => r.w > 0 && r.h > 0);
+          w = fe.ownerDocument.defaultView;
+        }
+        return { rects };
+      } catch (e) {
+        return { why: 'frame' };
+      }
+    };
+    const measureAll = (units, nodes) => {
+      const rects = [];
+      for (const u of units) {
+        const m = measure(u, nodes);
+        if (m.why) return m;
+        rects.push(...m.rects);
+      }
+      return { rects };
+    };
+    const same = (a, b) => a.length === b.length && a.every((r, i) =>
+      Math.abs(r.x - b[i].x) < 0.5 && Math.abs(r.y - b[i].y) < 0.5 && Math.abs(r.w - b[i].w) < 0.5 && Math.abs(r.h - b[i].h) < 0.5);
+    const clear = () => {
+      let n = 0;
+      for (const c of document.querySelectorAll('[' + MARK + ']')) {
+        try { if (c.matches(':popover-open')) c.hidePopover(); } catch (e) { /* not a popover */ }
+        c.remove();
+        n += 1;
+      }
+      return n;
+    };
+    if (op === 'maskHide') {
+      // `intact`: the masks were still there as placed (the page did not
+      // remove or hide them while the picture was taken).
+      let moved = false, intact = 0;
+      for (const c of document.querySelectorAll('[' + MARK + ']')) {
+        const m = c.__uiQaMask;
+        if (!m) continue;
+        const now = measureAll(m.units, m.nodes);
+        if (now.why || !same(now.rects, m.rects)) moved = true;
+        if (c.isConnected && c.children.length === m.rects.length && (!m.top || c.matches(':popover-open'))) intact += 1;
+      }
+      return { moved, intact: intact === 1, removed: clear() };
+    }
+    clear();
+    const units = arg.plan, nodes = arg.nodes;
+    const m = measureAll(units, nodes);
+    if (m.why) return { status: 'unmaskable', why: m.why };
+    if (m.rects.length > 5000) return { status: 'unmaskable', why: 'many' };
+    const force = (el, css) => { for (const k of Object.keys(css)) el.style.setProperty(k, css[k], 'important'); };
+    const reset = {
+      margin: '0', padding: '0', border: '0 none', outline: 'none', display: 'block', opacity: '1',
+      visibility: 'visible', transform: 'none', filter: 'none', 'clip-path': 'none', 'pointer-events': 'none',
+      'box-sizing': 'border-box', 'min-width': '0', 'min-height': '0', 'max-width': 'none', 'max-height': 'none',
+      right: 'auto', bottom: 'auto', position: 'absolute', contain: 'none', 'mix-blend-mode': 'normal',
+    };
+    const c = document.createElement('div');
+    c.setAttribute(MARK, '');
+    c.setAttribute('aria-hidden', 'true');
+    c.inert = true;
+    force(c, { ...reset, left: '0px', top: '0px', width: '0px', height: '0px', overflow: 'visible',
+      background: 'transparent', 'z-index': '2147483647' });
+    document.documentElement.appendChild(c);
+    // The top layer paints above modal dialogs, popovers and fullscreen
+    // elements; an absolutely positioned top-layer element is placed
+    // against the initial containing block (document coordinates).
+    let top = false;
+    if (typeof c.showPopover === 'function') {
+      c.setAttribute('popover', 'manual');
+      try { c.showPopover(); top = true; } catch (e) { /* stays a plain overlay */ }
+    }
+    const o = c.getBoundingClientRect();
+    for (const r of m.rects) {
+      const b = document.createElement('div');
+      force(b, { ...reset, left: (r.x - o.left - PAD) + 'px', top: (r.y - o.top - PAD) + 'px',
+        width: (r.w + 2 * PAD) + 'px', height: (r.h + 2 * PAD) + 'px', background: '#000' });
+      c.appendChild(b);
+    }
+    Object.defineProperty(c, '__uiQaMask', { value: { units, nodes, rects: m.rects, top } });
+    return { status: 'ok', boxes: m.rects.length };
   }
   return { status: 'error', error: 'unknown op' };
 }

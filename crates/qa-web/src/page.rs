@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-const DOM_JS: &str = include_str!("dom.js");
+/// The in-page helper (`dom.js`), called as `(DOM_JS)(op, spec, arg)`.
+pub(crate) const DOM_JS: &str = include_str!("dom.js");
 
 /// Requests older than this at settle time count as long-lived (polling,
 /// streaming) and no longer hold the page busy.

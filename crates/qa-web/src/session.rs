@@ -15,7 +15,6 @@ use qa_core::{
     StepOutcome, SurfaceSession, Verdict,
 };
 use serde_json::json;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,7 +23,6 @@ pub struct WebSession {
     page: Page,
     base: url::Url,
     ctx: SessionContext,
-    profile: PathBuf,
     _static: Option<StaticServer>,
     children: Vec<tokio::process::Child>,
     proxy: Option<Proxy>,
@@ -175,7 +173,6 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         page,
         base,
         ctx,
-        profile,
         _static: static_server,
         children,
         proxy: Some(proxy),
@@ -249,6 +246,23 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
     }
 }
 
+/// A popup step whose page closed under it (its target detached while the
+/// step ran) fails the way a step on an already closed popup does.
+fn popup_gone(step: &Step, e: DriverError) -> DriverError {
+    match &step.target {
+        Some(t)
+            if t.kind == qa_core::flow::StepTargetKind::Popup
+                && e.code.starts_with("web.cdp.target_") =>
+        {
+            DriverError::new(
+                "web.target.popup_closed",
+                format!("the popup {:?} has closed", t.name.as_deref().unwrap_or("")),
+            )
+        }
+        _ => e,
+    }
+}
+
 impl WebSession {
     fn take_observations(&mut self) -> Vec<String> {
         let blocked = self.page.sh.blocked();
@@ -307,6 +321,7 @@ impl SurfaceSession for WebSession {
             }
             Err(e) => Err(e),
         };
+        let r = r.map_err(|e| popup_gone(step, e));
         let obs = self.take_observations();
         match r {
             Ok(mut o) => {
@@ -323,10 +338,11 @@ impl SurfaceSession for WebSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
-        match crate::scope::enter(&self.page, step, false, deadline).await? {
+        let r = match crate::scope::enter(&self.page, step, false, deadline).await? {
             crate::scope::Entered::Ready(scope) => steps::verify(&scope.page, step, deadline).await,
             crate::scope::Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
-        }
+        };
+        r.map_err(|e| popup_gone(step, e))
     }
 
     async fn capture_failure(&mut self, step: &Step) -> Vec<qa_core::Artifact> {
@@ -392,18 +408,10 @@ impl SurfaceSession for WebSession {
                 ));
             }
         }
-        let leaked = crate::leaks::processes_using(&self.profile);
-        if !leaked.is_empty() {
-            crate::leaks::kill(&leaked);
-            for pid in leaked {
-                result.cleanup.left.push(qa_core::process::LeftProcess {
-                    pid,
-                    label: "chromium".into(),
-                    reason: "escaped the process group; sent SIGKILL".into(),
-                });
-            }
-            result.cleanup.status = qa_core::process::CleanupStatus::Incomplete;
-        }
+        // Ownership comes from what the run set up (its sessions, groups and
+        // adopted children: qa_core::process), never from matching command
+        // lines: a process that merely names this run's profile directory is
+        // not the run's.
         result
     }
 }

@@ -557,6 +557,18 @@ impl Evidence {
         self.published.lock().expect("published lock").clone()
     }
 
+    /// Records an artifact that was never written because it would have
+    /// shown a secret (for example a screenshot that could not be masked).
+    pub fn withhold(&self, name: &str, reason: &str) {
+        self.withheld
+            .lock()
+            .expect("withheld lock")
+            .push(WithheldArtifact {
+                name: name.to_string(),
+                reason: reason.to_string(),
+            });
+    }
+
     /// Everything withheld so far.
     pub fn withheld(&self) -> Vec<WithheldArtifact> {
         self.withheld.lock().expect("withheld lock").clone()

@@ -1,0 +1,196 @@
+//! End to end through the `ui-qa` binary: a terminal program prints encoded
+//! forms of a secret (base64 of it, base64 of HTTP Basic credentials that
+//! contain it, its URL and hex encodings), a failing assertion quotes those
+//! lines in its reason, and no encoding of the secret may reach stdout
+//! (`--json`), stderr, the JUnit report or any file of the run directory.
+
+mod common;
+
+use common::{bin, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SECRET: &str = "Kiwi7/Mango+42&Plum";
+const SECRET_VAR: &str = "E2E_ENCODED_TOKEN";
+
+/// Base64 with the standard alphabet, padded; written here independently of
+/// the code under test.
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every encoding of the secret that must not appear anywhere: raw, JSON-
+/// and HTML-escaped, URL-encoded (both hex cases), hex (both cases), and
+/// base64 / base64url of it at each of the three alignments inside a longer
+/// value (the characters that depend on the secret alone).
+fn encodings() -> Vec<String> {
+    let mut v = vec![
+        SECRET.to_string(),
+        serde_json::to_string(SECRET)
+            .unwrap()
+            .trim_matches('"')
+            .to_string(),
+        SECRET.replace('&', "&amp;"),
+        percent(SECRET),
+        percent(SECRET).to_lowercase(),
+        hex(SECRET),
+        hex(SECRET).to_uppercase(),
+    ];
+    let n = SECRET.len();
+    for k in 0..3usize {
+        let mut blob = vec![b'u'; k];
+        blob.extend_from_slice(SECRET.as_bytes());
+        let e = b64(&blob);
+        let core = &e[(8 * k).div_ceil(6)..8 * (k + n) / 6];
+        v.push(core.to_string());
+        v.push(core.replace('+', "-").replace('/', "_"));
+    }
+    v
+}
+
+#[track_caller]
+fn assert_clean(what: &str, bytes: &[u8]) {
+    for e in encodings() {
+        assert!(
+            !bytes.windows(e.len()).any(|w| w == e.as_bytes()),
+            "{what} contains {e:?}, an encoding of the secret:\n{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The flow: the program gets only encoded forms of the secret (as an app
+/// that shows a token encoded would), prints them and exits; the capture
+/// keeps the screen; the assertion fails and quotes the last lines.
+fn flow(dir: &Path) -> PathBuf {
+    let basic = b64(format!("user:{SECRET}").as_bytes());
+    let script = r#"printf 'hex: %s\n' "$HEX"
+printf 'b64: %s\n' "$B64"
+printf 'auth: Basic %s\n' "$BASIC"
+printf 'url: %s\n' "$URL"
+printf 'DONE\n'"#;
+    let js = |s: &str| serde_json::to_string(s).unwrap();
+    write(
+        dir,
+        "encoded.jsonc",
+        &format!(
+            r#"{{ "name": "encoded secret", "viewport": {{ "cols": 100, "rows": 12 }},
+                "target": {{ "command": {{ "argv": ["sh", "-c", {script}],
+                    "env": {{ "HEX": {hex}, "B64": {b64}, "BASIC": {basic}, "URL": {url} }} }} }},
+                "steps": [ {{ "action": "waitForText", "text": "DONE", "timeoutMs": 10000 }},
+                           {{ "action": "capture" }},
+                           {{ "action": "assertText", "text": "never printed", "timeoutMs": 3000 }} ] }}"#,
+            script = js(script),
+            hex = js(&hex(SECRET)),
+            b64 = js(&b64(SECRET.as_bytes())),
+            basic = js(&basic),
+            url = js(&percent(SECRET)),
+        ),
+    )
+}
+
+#[test]
+fn no_encoding_of_a_secret_leaves_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = flow(dir.path());
+    let junit = dir.path().join("junit.xml");
+    let o = Command::new(bin())
+        .args(["run", "--json", "--secret-env", SECRET_VAR, "--junit"])
+        .arg(&junit)
+        .arg("--workspace")
+        .arg(dir.path().join("ws"))
+        .arg(&flow)
+        .env(SECRET_VAR, SECRET)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    assert_eq!(o.status.code(), Some(1), "{r:#}");
+    assert_eq!(r["stage"], "step 3 assertText", "{r:#}");
+    assert_clean("stdout (--json)", &o.stdout);
+    assert_clean("stderr", &o.stderr);
+    assert_clean("the JUnit report", &std::fs::read(&junit).unwrap());
+    // The reason quotes the screen (redacted), so the encoded secret did take
+    // the path this test guards.
+    let reason = r["reason"].as_str().unwrap();
+    assert!(reason.contains("DONE"), "{reason}");
+    assert!(reason.contains("[REDACTED]"), "{reason}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<failure "), "{xml}");
+
+    // Evidence is kept: the capture (masked) and the replay are published.
+    let run_dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    for group in ["screenshots", "terminalCaptures", "videos"] {
+        assert!(
+            !r["artifacts"][group].as_array().unwrap().is_empty(),
+            "no {group}: {r:#}"
+        );
+    }
+    let files = walk(&run_dir);
+    assert!(files.iter().any(|f| f.ends_with("result.json")));
+    for f in files {
+        assert_clean(&f.display().to_string(), &std::fs::read(&f).unwrap());
+    }
+
+    // Human output (the summary on stderr) too.
+    let o = Command::new(bin())
+        .args(["run", "--secret-env", SECRET_VAR, "--workspace"])
+        .arg(dir.path().join("ws2"))
+        .arg(&flow)
+        .env(SECRET_VAR, SECRET)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("DONE"), "the summary quotes the reason: {err}");
+    assert_clean("human stdout", &o.stdout);
+    assert_clean("human stderr", &o.stderr);
+}
