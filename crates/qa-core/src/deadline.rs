@@ -36,6 +36,11 @@ impl Deadline {
         Instant::now() >= self.at
     }
 
+    /// The same deadline moved `by` later.
+    pub fn extended(self, by: Duration) -> Deadline {
+        Deadline { at: self.at + by }
+    }
+
     /// The earlier of two deadlines.
     pub fn min(self, other: Deadline) -> Deadline {
         if other.at < self.at {

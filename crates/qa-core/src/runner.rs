@@ -702,6 +702,12 @@ async fn run_steps(
     }
 }
 
+/// How long past a step's deadline the runner waits for the driver to
+/// report how the step ended (a driver finishes the call in flight at the
+/// deadline, then fails with what it last saw — `not_enabled`, `covered`,
+/// …). Only a driver still busy after this is cut off with `step.timeout`.
+const DRIVER_GRACE: Duration = Duration::from_millis(2000);
+
 async fn run_one(
     session: &mut dyn SurfaceSession,
     step: &Step,
@@ -719,7 +725,11 @@ async fn run_one(
             until.sleep().await;
             StepEnd::Passed(None)
         }
-        StepClass::Action => match deadline.run(session.perform(step, deadline)).await {
+        StepClass::Action => match deadline
+            .extended(DRIVER_GRACE)
+            .run(session.perform(step, deadline))
+            .await
+        {
             None => StepEnd::TimedOut,
             Some(Ok(outcome)) => {
                 acc.artifacts.extend(outcome.artifacts);
@@ -746,7 +756,11 @@ async fn run_one(
                     break;
                 }
                 attempts += 1;
-                match deadline.run(session.verify(step, deadline)).await {
+                match deadline
+                    .extended(DRIVER_GRACE)
+                    .run(session.verify(step, deadline))
+                    .await
+                {
                     None => break,
                     Some(Ok(Verdict::Holds)) => {
                         acc.assertions.push(AssertionRecord {

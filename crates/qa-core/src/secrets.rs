@@ -294,14 +294,14 @@ fn forms_of(value: &str) -> Vec<Form> {
     // characters that depend only on the value when it sits inside a longer
     // base64 value at each of the three byte alignments.
     for alphabet in [B64_STD, B64_URL] {
-        let full = base64(alphabet, bytes);
+        let full = base64(&alphabet, bytes);
         let pad = "=".repeat((3 - bytes.len() % 3) % 3);
         push(vec![lit(format!("{full}{pad}"))], true, false);
         push(vec![lit(&full)], true, false);
         for k in 0..3usize {
             let mut shifted = vec![0u8; k];
             shifted.extend_from_slice(bytes);
-            let enc = base64(alphabet, &shifted);
+            let enc = base64(&alphabet, &shifted);
             let start = (8 * k).div_ceil(6);
             let end = 8 * (k + bytes.len()) / 6;
             if end > start {
@@ -551,22 +551,14 @@ fn literals(order: &[&Form]) -> Matcher {
     Matcher::Literals { text, bytes }
 }
 
-const B64_STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/// The two base64 alphabets, without padding (padding is matched apart).
+const B64_STD: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD_NO_PAD;
+const B64_URL: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// Base64 of `bytes` without padding.
-fn base64(alphabet: &[u8; 64], bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+fn base64(engine: &base64::engine::GeneralPurpose, bytes: &[u8]) -> String {
+    use base64::Engine;
+    engine.encode(bytes)
 }
 
 #[cfg(test)]
@@ -760,7 +752,7 @@ mod tests {
             .collect::<String>()
             + "/ö\"";
         let s = set(&v);
-        let b64 = base64(B64_STD, v.as_bytes());
+        let b64 = base64(&B64_STD, v.as_bytes());
         caught(&s, &b64);
         caught(&s, &hex::encode(v.as_bytes()));
         caught(&s, &serde_json::to_string(&v).unwrap()[1..]);

@@ -78,11 +78,16 @@ async fn a_stranger_naming_the_profile_dir_is_never_signalled() {
         pid: line.trim().parse().unwrap(),
         parent,
     };
-    let cmdline = std::fs::read(format!("/proc/{}/cmdline", stranger.pid)).unwrap();
-    assert!(
-        String::from_utf8_lossy(&cmdline).contains(&profile.display().to_string()),
-        "the stranger names the profile directory"
-    );
+    // `$!` is known before the job has exec'ed: wait for its command line.
+    let names_profile = || {
+        std::fs::read(format!("/proc/{}/cmdline", stranger.pid))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&profile.display().to_string()))
+    };
+    let t = std::time::Instant::now();
+    while !names_profile() && t.elapsed() < std::time::Duration::from_secs(60) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(names_profile(), "the stranger names the profile directory");
     let closed = s.close(Deadline::after_ms(60_000)).await;
     assert!(
         alive(stranger.pid),
