@@ -4,26 +4,9 @@
 
 mod common;
 
-use common::write;
+use common::{walk, write};
 use serde_json::Value;
 use std::path::Path;
-
-/// Files (recursively) under `dir`.
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p.display().to_string());
-        }
-    }
-    out
-}
 
 /// A terminal flow whose program, when told "go", runs `swap` (a shell
 /// command) and prints SWAPPED; a capture before makes an artifact.
@@ -58,7 +41,7 @@ fn check_swap_fails_closed(
     let flow = swapping_flow(dir.path(), &swap(&run, &outside));
     let (code, r) = common::run_json(&flow, &ws, &["--run-id", "swap-run"], |_| {});
     // Nothing was written where the symlink pointed.
-    assert_eq!(files_under(&outside), Vec::<String>::new(), "{r:#}");
+    assert_eq!(walk(&outside), Vec::<std::path::PathBuf>::new(), "{r:#}");
     assert_eq!(code, 1, "{r:#}");
     assert_eq!(r["status"], "FAILED");
     assert_eq!(r["reasonCode"], "evidence.swapped", "{r:#}");

@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{alive, bin, pids_with_argv, unique_sleep, wait_until, write, KillSleepers};
+use common::{
+    alive, bin, pids_with_argv, proc_stat, unique_sleep, wait_until, watchdog_of, write,
+    KillSleepers,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -129,6 +132,17 @@ time.sleep(600)
     )
 }
 
+/// The watchdog's own count of single processes it guards (its name is
+/// `ui-qa-wd SESSIONS/PROCESSES`).
+fn watchdog_tracks(ui_qa: u32) -> Option<usize> {
+    let (_, comm) = watchdog_of(ui_qa)?;
+    comm.split('/').nth(1)?.parse().ok()
+}
+
+fn ppid(pid: u32) -> Option<u32> {
+    proc_stat(pid).map(|(_, _, ppid)| ppid)
+}
+
 /// Live processes whose command line contains `marker`.
 fn with_marker(marker: &str) -> Vec<u32> {
     let mut out = Vec::new();
@@ -144,35 +158,6 @@ fn with_marker(marker: &str) -> Vec<u32> {
         }
     }
     out
-}
-
-/// The watchdog's own count of single processes it guards (its name is
-/// `ui-qa-wd SESSIONS/PROCESSES`).
-fn watchdog_tracks(ui_qa: u32) -> Option<usize> {
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some((head, tail)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let ppid: u32 = tail
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        if ppid != ui_qa {
-            continue;
-        }
-        let comm = head.split_once('(').map(|x| x.1).unwrap_or("");
-        if let Some(counts) = comm.strip_prefix("ui-qa-wd ") {
-            return counts.split('/').nth(1).and_then(|t| t.parse().ok());
-        }
-    }
-    None
 }
 
 struct KillMarked(String);
@@ -239,14 +224,4 @@ fn after_sigkill_of_ui_qa_the_watchdog_ends_every_hostile_daemon() {
         "survivors after the runner's SIGKILL: {:?}",
         with_marker(&marker)
     );
-}
-
-fn ppid(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{alive, bin, wait_until, write};
+use common::{alive, bin, wait_until, watchdog_of, write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -48,29 +48,6 @@ fn stage_started(ws: &Path, stage: &str) -> bool {
     })
 }
 
-/// The watchdog of `ui_qa` (its child named `ui-qa-wd …`).
-fn watchdog_of(ui_qa: u32) -> Option<u32> {
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some((head, tail)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let ppid = tail
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(ui_qa) && head.contains("(ui-qa-wd") {
-            return Some(pid);
-        }
-    }
-    None
-}
-
 fn start(ws: &Path, flow: &Path) -> std::process::Child {
     Command::new(bin())
         .args(["run", "--workspace"])
@@ -89,12 +66,13 @@ fn kill9(pid: u32) {
         .unwrap();
 }
 
-#[test]
-fn the_watchdog_removes_the_scratch_of_a_killed_run() {
+/// A run holding in its second step with Chromium's profile in use:
+/// `(temp dir, workspace, ui-qa, the run's work directory)`.
+fn start_holding() -> (tempfile::TempDir, PathBuf, std::process::Child, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let flow = holding_flow(dir.path());
-    let mut child = start(&ws, &flow);
+    let child = start(&ws, &flow);
     assert!(
         wait_until(Duration::from_secs(120), || stage_started(
             &ws,
@@ -103,6 +81,12 @@ fn the_watchdog_removes_the_scratch_of_a_killed_run() {
         "the run never reached its holding step"
     );
     let work = profile_in_use(&ws).expect("a profile in use");
+    (dir, ws, child, work)
+}
+
+#[test]
+fn the_watchdog_removes_the_scratch_of_a_killed_run() {
+    let (_dir, _ws, mut child, work) = start_holding();
     kill9(child.id());
     let _ = child.wait();
     assert!(
@@ -114,20 +98,9 @@ fn the_watchdog_removes_the_scratch_of_a_killed_run() {
 
 #[test]
 fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    let flow = holding_flow(dir.path());
-    let mut child = start(&ws, &flow);
-    assert!(
-        wait_until(Duration::from_secs(120), || stage_started(
-            &ws,
-            "step 2 waitFor"
-        )),
-        "the run never reached its holding step"
-    );
-    let work = profile_in_use(&ws).expect("a profile in use");
+    let (dir, ws, mut child, work) = start_holding();
     // The watchdog first, then the runner: nothing is left to clean up.
-    let wd = watchdog_of(child.id()).expect("the run's watchdog");
+    let (wd, _) = watchdog_of(child.id()).expect("the run's watchdog");
     kill9(wd);
     assert!(wait_until(Duration::from_secs(30), || !alive(wd as u64)));
     kill9(child.id());

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bin, write};
+use common::{bin, walk, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -87,19 +87,6 @@ fn assert_clean(what: &str, bytes: &[u8]) {
             String::from_utf8_lossy(bytes)
         );
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The flow: the program gets only encoded forms of the secret (as an app

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bin, pids_with_argv, root, unique_sleep, wait_until, write, KillSleepers};
+use common::{bin, pids_with_argv, root, unique_sleep, wait_until, walk, write, KillSleepers};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -152,19 +152,6 @@ fn secret_in_a_flow_value_never_leaves_the_runner() {
             entry.display()
         );
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// Starts `ui-qa run` on a flow whose program starts `sleep <marker>` and

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bin, unique_sleep, write, KillSleepers};
+use common::{all_pids, bin, proc_stat, unique_sleep, write, KillSleepers};
 use std::process::{Command, Stdio};
 
 /// Makes this test process a child subreaper, so whatever `ui-qa` leaves
@@ -20,26 +20,14 @@ fn become_subreaper() {
 /// Children of this process (zombies included) other than `except`.
 fn my_children(except: &[u32]) -> Vec<String> {
     let me = std::process::id();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let (head, tail) = stat.rsplit_once(')').unwrap_or(("", ""));
-        let fields: Vec<&str> = tail.split_whitespace().collect();
-        let ppid: u32 = fields.get(1).and_then(|p| p.parse().ok()).unwrap_or(0);
-        if ppid == me && !except.contains(&pid) {
-            out.push(format!(
-                "{pid} {}) {}",
-                head,
-                fields.first().unwrap_or(&"?")
-            ));
-        }
-    }
-    out
+    all_pids()
+        .into_iter()
+        .filter(|p| !except.contains(p))
+        .filter_map(|pid| {
+            let (comm, state, ppid) = proc_stat(pid)?;
+            (ppid == me).then(|| format!("{pid} ({comm}) {state}"))
+        })
+        .collect()
 }
 
 #[test]

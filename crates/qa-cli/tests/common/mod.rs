@@ -140,3 +140,49 @@ impl Drop for KillSleepers {
         }
     }
 }
+
+/// Every file under `dir`, recursively (empty if `dir` is missing).
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// `(comm, state, ppid)` of `pid` from `/proc/<pid>/stat`.
+pub fn proc_stat(pid: u32) -> Option<(String, char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (head, tail) = stat.rsplit_once(')')?;
+    let comm = head.split_once('(')?.1.to_string();
+    let mut f = tail.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    Some((comm, state, ppid))
+}
+
+/// Every pid in `/proc`.
+pub fn all_pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
+        .collect()
+}
+
+/// The watchdog of the `ui-qa` process `ui_qa` (its child named
+/// `ui-qa-wd SESSIONS/PROCESSES`), with that name.
+pub fn watchdog_of(ui_qa: u32) -> Option<(u32, String)> {
+    all_pids().into_iter().find_map(|pid| {
+        let (comm, _, ppid) = proc_stat(pid)?;
+        (ppid == ui_qa && comm.starts_with("ui-qa-wd")).then_some((pid, comm))
+    })
+}

@@ -165,23 +165,9 @@ impl Owner {
                 std::mem::take(&mut st.tracked),
             )
         };
-        let mut run = Cleanup::new(&self.shared, roots, sessions, tracked);
-        run.look(Some(libc::SIGTERM));
-        let term_until = Deadline::after(grace).min(deadline);
-        while !term_until.expired() && run.any_running() {
-            tokio::time::sleep(POLL_EVERY.min(term_until.remaining())).await;
-            run.look(Some(libc::SIGTERM));
-        }
-        if run.any_running() {
-            run.look(Some(libc::SIGKILL));
-            let wait = deadline.remaining().clamp(KILL_WAIT_MIN, KILL_WAIT_MAX);
-            let kill_until = Deadline::after(wait);
-            while !kill_until.expired() && run.any_running() {
-                tokio::time::sleep(POLL_EVERY).await;
-                run.look(Some(libc::SIGKILL));
-            }
-        }
-        run.finish()
+        Cleanup::new(&self.shared, roots, sessions, tracked)
+            .end(grace, deadline)
+            .await
     }
 
     pub(super) fn kill_all_now(&self) {
@@ -373,6 +359,28 @@ impl<'a> Cleanup<'a> {
             me: self_stat(),
             exclude: watchdog::pid().into_iter().collect(),
         }
+    }
+
+    /// SIGTERM, re-reading `/proc` for up to `grace` (never past
+    /// `deadline`), SIGKILL to survivors and a bounded wait for them; then
+    /// the report.
+    async fn end(mut self, grace: Duration, deadline: Deadline) -> CleanupReport {
+        self.look(Some(libc::SIGTERM));
+        let term_until = Deadline::after(grace).min(deadline);
+        while !term_until.expired() && self.any_running() {
+            tokio::time::sleep(POLL_EVERY.min(term_until.remaining())).await;
+            self.look(Some(libc::SIGTERM));
+        }
+        if self.any_running() {
+            self.look(Some(libc::SIGKILL));
+            let wait = deadline.remaining().clamp(KILL_WAIT_MIN, KILL_WAIT_MAX);
+            let kill_until = Deadline::after(wait);
+            while !kill_until.expired() && self.any_running() {
+                tokio::time::sleep(POLL_EVERY).await;
+                self.look(Some(libc::SIGKILL));
+            }
+        }
+        self.finish()
     }
 
     /// Reads `/proc`, records newly found owned processes, notes which are
@@ -650,23 +658,9 @@ pub(super) async fn shutdown(grace: Duration, deadline: Deadline) -> CleanupRepo
                 token: String::new(),
                 active: AtomicBool::new(false),
             };
-            let mut run = Cleanup::new(&shared, roots, HashMap::new(), HashMap::new());
-            run.look(Some(libc::SIGTERM));
-            let term_until = Deadline::after(grace).min(deadline);
-            while !term_until.expired() && run.any_running() {
-                tokio::time::sleep(POLL_EVERY.min(term_until.remaining())).await;
-                run.look(Some(libc::SIGTERM));
-            }
-            if run.any_running() {
-                run.look(Some(libc::SIGKILL));
-                let kill_until =
-                    Deadline::after(KILL_WAIT_MIN.max(deadline.remaining()).min(KILL_WAIT_MAX));
-                while !kill_until.expired() && run.any_running() {
-                    tokio::time::sleep(POLL_EVERY).await;
-                    run.look(Some(libc::SIGKILL));
-                }
-            }
-            report = run.finish();
+            report = Cleanup::new(&shared, roots, HashMap::new(), HashMap::new())
+                .end(grace, deadline)
+                .await;
         }
     }
     watchdog::stop(deadline);
