@@ -8,6 +8,7 @@
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
 //! - `cargo xtask bench`    side-by-side wall time against a peer (ratios)
 
+mod imports;
 mod repeat;
 
 use std::path::{Path, PathBuf};
@@ -320,6 +321,7 @@ fn bench() -> bool {
 
 fn ci() -> bool {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
+        && imports::check(&root())
         && run(cargo().args([
             "clippy",
             "--workspace",
@@ -346,16 +348,18 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("deny") => deny(),
         Some("bench") => bench(),
+        Some("imports") => imports::check(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <deps|schemas|test|ci>\n\
+                "usage: cargo xtask <deps|schemas|test|ci|deny|bench|imports>\n\
                  \n  deps     install the Debian packages the tests need (idempotent)\
                  \n  schemas  regenerate schemas/*.schema.json from the Rust types\
                  \n  test     deps, then build and run the whole test suite\
                  \n           (--repeat N: N runs, then every test that failed in any)\
                  \n  ci       formatting, clippy, then test\
                  \n  deny     cargo-deny: licenses, bans, sources (deny.toml)\
-                 \n  bench    side-by-side wall time against a peer, as ratios"
+                 \n  bench    side-by-side wall time against a peer, as ratios\
+                 \n  imports  fail on an import cycle between modules of any crate"
             );
             return ExitCode::from(2);
         }
