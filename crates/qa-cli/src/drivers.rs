@@ -1,6 +1,6 @@
 //! The drivers this binary wires in, in preference order per target kind.
 
-use qa_core::driver::{Backend, Host, RunOptions, SurfaceDriver};
+use qa_core::driver::{Backend, Host, Platform, RunOptions, SurfaceDriver};
 use qa_core::flow::Flow;
 use serde::Serialize;
 use std::path::Path;
@@ -18,22 +18,12 @@ pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
         Arc::new(qa_macos::driver()),
         Arc::new(qa_windows::driver()),
     ];
-    let os = std::env::consts::OS;
-    let (mut native, mut other): (Vec<_>, Vec<_>) = desktop
-        .into_iter()
-        .partition(|d| platform_of(d.id().name) == os);
+    let here = Platform::current();
+    let (mut native, mut other): (Vec<_>, Vec<_>) =
+        desktop.into_iter().partition(|d| d.info().platform == here);
     v.append(&mut native);
     v.append(&mut other);
     v
-}
-
-fn platform_of(driver: &str) -> &'static str {
-    match driver {
-        "linux-at-spi" => "linux",
-        "macos-accessibility" => "macos",
-        "windows-uia" => "windows",
-        _ => "any",
-    }
 }
 
 /// One driver's line in `ui-qa capabilities`.
@@ -72,7 +62,7 @@ pub struct BackendCapabilities {
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityReport {
     /// Host platform.
-    pub platform: &'static str,
+    pub platform: Platform,
     /// Per backend.
     pub backends: Vec<BackendCapabilities>,
 }
@@ -123,7 +113,7 @@ pub async fn capabilities(options: &RunOptions) -> CapabilityReport {
         });
     }
     CapabilityReport {
-        platform: host.os,
+        platform: Platform::current(),
         backends,
     }
 }

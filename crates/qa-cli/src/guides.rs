@@ -1,5 +1,7 @@
 //! Backend guides embedded at build time, served from a fixed allowlist.
 
+use crate::codes::CliCode;
+
 /// Largest guide document allowed (checked by a test).
 pub const MAX_GUIDE_BYTES: usize = 64 * 1024;
 
@@ -90,17 +92,22 @@ impl std::fmt::Display for GuideError {
         match self {
             GuideError::UnknownBackend(b) => write!(
                 f,
-                "guide.unknown_backend: {b:?} is not a backend; use browser, tui or desktop"
+                "{}: {b:?} is not a backend; use browser, tui or desktop",
+                CliCode::GuideUnknownBackend
             ),
             GuideError::Traversal(t) => write!(
                 f,
-                "guide.invalid_topic: {t:?} is not a topic name (topics are plain names like pty)"
+                "{}: {t:?} is not a topic name (topics are plain names like pty)",
+                CliCode::GuideInvalidTopic
             ),
             GuideError::CrossBackend { topic, belongs_to } => write!(
                 f,
-                "guide.cross_backend: topic {topic:?} belongs to the {belongs_to} backend; use --backend {belongs_to}"
+                "{}: topic {topic:?} belongs to the {belongs_to} backend; use --backend {belongs_to}",
+                CliCode::GuideCrossBackend
             ),
-            GuideError::UnknownTopic(t) => write!(f, "guide.unknown_topic: no topic {t:?}"),
+            GuideError::UnknownTopic(t) => {
+                write!(f, "{}: no topic {t:?}", CliCode::GuideUnknownTopic)
+            }
         }
     }
 }

@@ -57,6 +57,7 @@ mod console {
     }
 }
 
+mod codes;
 mod drivers;
 mod guides;
 mod junit;
@@ -65,7 +66,7 @@ mod output;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use qa_core::driver::{Host, RunOptions};
 use qa_core::flow::{Flow, FlowError};
-use qa_core::result::{ProbeResult, RunResult, RunStatus};
+use qa_core::result::{ProbeResult, ProbeStatus, RunResult, RunStatus};
 use qa_core::runner::{self, Cancel, RunRequest};
 use qa_core::secrets::Secrets;
 use qa_core::select;
@@ -93,8 +94,8 @@ mod exit {
     about = "Reproduce user-visible bugs and prove fixes on real UIs: web pages in Chromium, terminal programs in a PTY, desktop apps through accessibility.",
     long_about = "ui-qa runs a small declarative JSONC flow against a real surface and returns PASSED, FAILED or BLOCKED with evidence.\n\n\
         Start with `ui-qa guide --backend browser|tui|desktop` to learn the flow vocabulary, `ui-qa check FLOW` to validate a flow without launching anything, and `ui-qa run FLOW` to run it.",
-    after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled.",
-    after_long_help = "Examples:\n  ui-qa check flow.jsonc                          validate, launch nothing\n  ui-qa run examples/tui-hello.jsonc              run a flow, evidence in .ui-qa/runs/<id>/\n  ui-qa run --json flow.jsonc > result.json       the result document on stdout\n  ui-qa run --virtual-display desktop.jsonc       desktop flow on a headless Linux host\n  ui-qa guide --backend tui --topic pty           how the terminal driver works\n\nExit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled."
+    after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled, 141 stdout closed.",
+    after_long_help = "Examples:\n  ui-qa check flow.jsonc                          validate, launch nothing\n  ui-qa run examples/tui-hello.jsonc              run a flow, evidence in .ui-qa/runs/<id>/\n  ui-qa run --json flow.jsonc > result.json       the result document on stdout\n  ui-qa run --virtual-display desktop.jsonc       desktop flow on a headless Linux host\n  ui-qa guide --backend tui --topic pty           how the terminal driver works\n\nExit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled, 141 stdout closed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -214,7 +215,6 @@ impl HostArgs {
         RunOptions {
             browser: self.browser.clone(),
             virtual_display: self.virtual_display,
-            record_video: false,
         }
     }
 }
@@ -301,9 +301,9 @@ async fn cmd_probe(path: &Path, json: bool, host: &HostArgs) -> u8 {
     };
     let available = sel.probe.available();
     let handoff = (!available).then(|| qa_core::result::BlockedHandoff {
-        backend: sel.selection.selected_backend.clone(),
+        backend: sel.selection.selected_backend,
         platform_driver: sel.selection.platform_driver.clone(),
-        platform: sel.selection.platform.clone(),
+        platform: sel.selection.platform,
         reason_code: qa_core::result::BlockedReasonCode::MissingCapability,
         missing_capabilities: sel.probe.missing.clone(),
         reason: sel.selection.why_selected.clone(),
@@ -318,7 +318,11 @@ async fn cmd_probe(path: &Path, json: bool, host: &HostArgs) -> u8 {
         automatic_remediation_attempted: false,
     });
     let result = ProbeResult {
-        status: if available { "AVAILABLE" } else { "BLOCKED" }.into(),
+        status: if available {
+            ProbeStatus::Available
+        } else {
+            ProbeStatus::Blocked
+        },
         selection: sel.selection,
         blocked_handoff: handoff,
     };

@@ -1,8 +1,9 @@
 //! The contract every driver implements: [`SurfaceDriver`] (probe and open)
 //! and [`SurfaceSession`] (observe, perform, verify, close).
 
+use crate::codes::{CoreCode, ErrorCode};
 use crate::deadline::Deadline;
-use crate::evidence::{Artifact, Evidence};
+use crate::evidence::{Artifact, Evidence, EvidenceError};
 use crate::flow::{Flow, LocatorKind, Step, TargetKind};
 use crate::process::{CleanupReport, ProcessOwner};
 use crate::secrets::Secrets;
@@ -55,6 +56,12 @@ impl Backend {
     }
 }
 
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A driver's identity, e.g. `browser/cdp`, `tui/pty`, `desktop/linux-at-spi`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DriverId {
@@ -70,6 +77,77 @@ impl fmt::Display for DriverId {
     }
 }
 
+/// The operating systems ui-qa has drivers for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// Linux.
+    Linux,
+    /// macOS.
+    Macos,
+    /// Windows.
+    Windows,
+}
+
+impl Platform {
+    /// The platform this binary runs on (other Unix systems count as Linux:
+    /// they share its drivers' assumptions and are reported BLOCKED by them).
+    pub fn current() -> Platform {
+        match std::env::consts::OS {
+            "macos" => Platform::Macos,
+            "windows" => Platform::Windows,
+            _ => Platform::Linux,
+        }
+    }
+
+    /// The lowercase name (`linux`, `macos`, `windows`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Linux => "linux",
+            Platform::Macos => "macos",
+            Platform::Windows => "windows",
+        }
+    }
+}
+
+impl fmt::Display for Platform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The static facts of a driver: who it is, what it drives, where it runs,
+/// which guide teaches it and which steps it can perform. Everything the
+/// runner, `check` and the CLI need to know about a driver without probing.
+#[derive(Debug, Clone)]
+pub struct DriverInfo {
+    /// Its identity, e.g. `browser/cdp`.
+    pub id: DriverId,
+    /// The target kind it drives.
+    pub kind: TargetKind,
+    /// The platform it runs on.
+    pub platform: Platform,
+    /// The guide topic for flow authors using it.
+    pub guide_topic: &'static str,
+    /// Steps and locator kinds it supports (static admission).
+    pub support: StepSupport,
+}
+
+impl DriverInfo {
+    /// A desktop accessibility driver on `platform`: every desktop step
+    /// ([`StepSupport::desktop_accessibility`]), its guide topic named after
+    /// the driver.
+    pub fn desktop_accessibility(id: DriverId, platform: Platform) -> DriverInfo {
+        DriverInfo {
+            id,
+            kind: TargetKind::Desktop,
+            platform,
+            guide_topic: id.name,
+            support: StepSupport::desktop_accessibility(),
+        }
+    }
+}
+
 /// What a driver can do, for static admission by `check`.
 #[derive(Debug, Clone)]
 pub struct StepSupport {
@@ -82,6 +160,22 @@ pub struct StepSupport {
 }
 
 impl StepSupport {
+    /// What a desktop accessibility driver supports: every desktop action
+    /// and the locator kinds an accessibility tree can answer (name, role,
+    /// automation id, path); no step targets.
+    pub fn desktop_accessibility() -> StepSupport {
+        StepSupport {
+            actions: crate::flow::DesktopAction::NAMES.to_vec(),
+            locators: vec![
+                LocatorKind::Name,
+                LocatorKind::Role,
+                LocatorKind::AutomationId,
+                LocatorKind::Path,
+            ],
+            step_targets: false,
+        }
+    }
+
     /// Whether an action name is supported.
     pub fn supports_action(&self, name: &str) -> bool {
         self.actions.contains(&name)
@@ -121,10 +215,6 @@ pub struct Probe {
     pub missing: Vec<MissingCapability>,
     /// Presentation the driver would use (`pty`, `headless`, `accessibility`).
     pub presentation: Option<String>,
-    /// Platform the driver runs on (`linux`, `macos`, `windows`).
-    pub platform: &'static str,
-    /// Guide topic for flow authors using this driver.
-    pub guide_topic: &'static str,
 }
 
 impl Probe {
@@ -166,8 +256,6 @@ pub struct RunOptions {
     pub browser: Option<PathBuf>,
     /// Start an owned virtual display and session bus (`--virtual-display`).
     pub virtual_display: bool,
-    /// Record video where the driver supports it.
-    pub record_video: bool,
 }
 
 /// Everything a session needs from the runner.
@@ -185,26 +273,160 @@ pub struct SessionContext {
     pub options: RunOptions,
 }
 
-/// A compact, bounded observation of the surface.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Observation {
-    /// One line a person can read.
-    pub summary: String,
-    /// Structured details (bounded by the driver).
-    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
-    pub detail: serde_json::Value,
+/// What a surface looks like right now, typed per backend and bounded: no
+/// page text, no screen contents beyond sizes and states. The runner records
+/// it when a step fails; interactive sessions build on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "surface", rename_all = "camelCase")]
+pub enum SurfaceState {
+    /// A browser page.
+    #[serde(rename_all = "camelCase")]
+    Page {
+        /// The page's URL (redacted like everything else).
+        url: String,
+        /// The document title.
+        title: String,
+        /// `document.readyState`: `loading`, `interactive` or `complete`.
+        ready_state: String,
+        /// Console errors seen so far in the session.
+        console_errors: u32,
+        /// Requests blocked by origin containment so far.
+        blocked_requests: u32,
+        /// Popups adopted so far.
+        popups: u32,
+    },
+    /// A terminal program.
+    #[serde(rename_all = "camelCase")]
+    Terminal {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+        /// Cursor row (0-based).
+        cursor_row: u16,
+        /// Cursor column (0-based).
+        cursor_col: u16,
+        /// Whether the alternate screen is active.
+        alternate_screen: bool,
+        /// Whether bracketed paste is on.
+        bracketed_paste: bool,
+        /// Whether the program is running or how it ended.
+        program: ProgramState,
+    },
+    /// A desktop application.
+    #[serde(rename_all = "camelCase")]
+    Desktop {
+        /// The application's accessible name.
+        app: String,
+        /// Its process id.
+        pid: u32,
+        /// Its top-level windows (titles, bounded).
+        windows: Vec<String>,
+    },
 }
 
-/// What performing an action produced.
+/// Whether a terminal program is running, or how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum ProgramState {
+    /// Still running.
+    Running,
+    /// Exited with a status code.
+    Exited {
+        /// The exit code.
+        code: i32,
+    },
+    /// Ended by a signal.
+    Signaled {
+        /// The signal number.
+        signal: i32,
+    },
+}
+
+impl SurfaceState {
+    /// One line a person can read.
+    pub fn summary(&self) -> String {
+        match self {
+            SurfaceState::Page {
+                url,
+                ready_state,
+                console_errors,
+                blocked_requests,
+                ..
+            } => format!(
+                "page {url} ({ready_state}; {console_errors} console error(s), {blocked_requests} blocked request(s))"
+            ),
+            SurfaceState::Terminal {
+                cols,
+                rows,
+                cursor_row,
+                cursor_col,
+                program,
+                ..
+            } => {
+                let p = match program {
+                    ProgramState::Running => "running".to_string(),
+                    ProgramState::Exited { code } => format!("exited with code {code}"),
+                    ProgramState::Signaled { signal } => format!("ended by signal {signal}"),
+                };
+                format!("terminal {cols}x{rows}, cursor at {cursor_row},{cursor_col}; program {p}")
+            }
+            SurfaceState::Desktop { app, pid, windows } => {
+                format!("{app} (pid {pid}) with {} window(s)", windows.len())
+            }
+        }
+    }
+}
+
+/// What kind of thing a driver note reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoteKind {
+    /// General information about what the driver did.
+    Info,
+    /// A request stopped by origin containment.
+    BlockedRequest,
+    /// A JavaScript dialog that appeared and was handled.
+    Dialog,
+    /// A popup or new window.
+    Popup,
+    /// A fact about the environment (the browser's own traffic, the renderer).
+    Environment,
+    /// Evidence that was written, withheld or could not be written.
+    Evidence,
+}
+
+/// A typed note from a driver, for the result's `observations`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// What it reports.
+    pub kind: NoteKind,
+    /// The note (the runner redacts it).
+    pub message: String,
+}
+
+impl Note {
+    /// A note of a kind.
+    pub fn new(kind: NoteKind, message: impl Into<String>) -> Note {
+        Note {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A general note.
+    pub fn info(message: impl Into<String>) -> Note {
+        Note::new(NoteKind::Info, message)
+    }
+}
+
+/// What performing an action produced. Evidence it wrote is in the run's
+/// [`Evidence`] store, the single source of artifacts.
 #[derive(Debug, Clone, Default)]
 pub struct StepOutcome {
     /// A short detail for the step record (no user data or page text).
     pub detail: Option<String>,
     /// Notes to add to the result's observations.
-    pub observations: Vec<String>,
-    /// Evidence published during the step.
-    pub artifacts: Vec<Artifact>,
+    pub notes: Vec<Note>,
 }
 
 /// A fresh verdict on an assertion.
@@ -235,20 +457,25 @@ pub struct DriverError {
     pub remediation: Option<String>,
     /// When set, the run is BLOCKED (could not look) rather than FAILED.
     pub missing: Vec<MissingCapability>,
-    /// Evidence produced before the error (kept).
-    pub artifacts: Vec<Artifact>,
 }
 
 impl DriverError {
     /// A failure with a code and message.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: impl ErrorCode, message: impl Into<String>) -> Self {
         DriverError {
-            code,
+            code: code.as_str(),
             message: message.into(),
             remediation: None,
             missing: Vec::new(),
-            artifacts: Vec::new(),
         }
+    }
+
+    /// An action or assertion the surface cannot perform.
+    pub fn unsupported(what: impl fmt::Display) -> Self {
+        DriverError::new(
+            CoreCode::Unsupported,
+            format!("{what} is not supported by this driver"),
+        )
     }
 
     /// Adds remediation text.
@@ -258,13 +485,12 @@ impl DriverError {
     }
 
     /// Marks the error as BLOCKED because of a missing capability.
-    pub fn blocked(code: &'static str, missing: MissingCapability) -> Self {
+    pub fn blocked(code: impl ErrorCode, missing: MissingCapability) -> Self {
         DriverError {
-            code,
+            code: code.as_str(),
             message: missing.reason.clone(),
             remediation: Some(missing.remediation.clone()),
             missing: vec![missing],
-            artifacts: Vec::new(),
         }
     }
 
@@ -282,28 +508,42 @@ impl fmt::Display for DriverError {
 
 impl std::error::Error for DriverError {}
 
-/// What closing a session did.
+impl From<EvidenceError> for DriverError {
+    fn from(e: EvidenceError) -> DriverError {
+        DriverError::new(e.code(), e.to_string())
+    }
+}
+
+/// What closing a session did. Evidence written while closing (the
+/// terminal replay) is in the run's [`Evidence`] store.
 #[derive(Debug, Clone, Default)]
 pub struct CloseResult {
     /// Processes ended and anything left.
     pub cleanup: CleanupReport,
-    /// Evidence written while closing (e.g. the terminal replay).
-    pub artifacts: Vec<Artifact>,
     /// Notes for the result's observations.
-    pub observations: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// A driver: probes the host and opens sessions.
 #[async_trait]
 pub trait SurfaceDriver: Send + Sync {
+    /// The driver's static facts.
+    fn info(&self) -> &DriverInfo;
+
     /// The driver's identity.
-    fn id(&self) -> DriverId;
+    fn id(&self) -> DriverId {
+        self.info().id
+    }
 
     /// The target kind it drives.
-    fn kind(&self) -> TargetKind;
+    fn kind(&self) -> TargetKind {
+        self.info().kind
+    }
 
     /// Steps and locator kinds it supports (static admission).
-    fn supports(&self) -> &StepSupport;
+    fn supports(&self) -> &StepSupport {
+        &self.info().support
+    }
 
     /// What is present and missing on this host for this flow. Must not
     /// launch the target.
@@ -321,8 +561,8 @@ pub trait SurfaceDriver: Send + Sync {
 /// An open session on one target.
 #[async_trait]
 pub trait SurfaceSession: Send {
-    /// A compact observation of the current state.
-    async fn observe(&mut self) -> Result<Observation, DriverError>;
+    /// The typed, bounded state of the surface right now.
+    async fn observe(&mut self) -> Result<SurfaceState, DriverError>;
 
     /// Performs one action step (class [`crate::flow::StepClass::Action`]).
     /// Called once; never retried after dispatch.

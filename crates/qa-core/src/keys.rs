@@ -172,6 +172,72 @@ impl fmt::Display for KeyChord {
     }
 }
 
+/// A key name from a flow, parsed once when the flow is parsed: it keeps
+/// the text as written (for messages and serialization) and the
+/// [`KeyChord`] every driver encodes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KeyName {
+    text: String,
+    chord: KeyChord,
+}
+
+/// The prefix of the deserialization error for an unknown key name (the
+/// flow parser maps it to `flow.invalid_key`).
+pub(crate) const INVALID_KEY: &str = "invalid key";
+
+impl KeyName {
+    /// Parses a key name.
+    pub fn parse(text: &str) -> Result<KeyName, String> {
+        Ok(KeyName {
+            chord: KeyChord::parse(text)?,
+            text: text.to_string(),
+        })
+    }
+
+    /// The chord.
+    pub fn chord(&self) -> KeyChord {
+        self.chord
+    }
+
+    /// The name as written in the flow.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for KeyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl serde::Serialize for KeyName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for KeyName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KeyName, D::Error> {
+        let text = String::deserialize(d)?;
+        KeyName::parse(&text).map_err(|e| serde::de::Error::custom(format!("{INVALID_KEY}: {e}")))
+    }
+}
+
+impl schemars::JsonSchema for KeyName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "String".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,20 +22,23 @@
 
 #![warn(missing_docs)]
 
+pub mod codes;
 pub mod deadline;
 pub mod driver;
 pub mod evidence;
 pub mod flow;
+pub mod host;
 pub mod keys;
 pub mod process;
 pub mod result;
 pub mod secrets;
 
+pub use codes::{CoreCode, ErrorCode};
 pub use deadline::{Cadence, Deadline};
 pub use driver::{
-    Backend, Capability, CloseResult, DriverError, DriverId, Host, MissingCapability, Observation,
-    Probe, RunOptions, SessionContext, StepOutcome, StepSupport, SurfaceDriver, SurfaceSession,
-    Verdict,
+    Backend, Capability, CloseResult, DriverError, DriverId, DriverInfo, Host, MissingCapability,
+    Note, NoteKind, Platform, Probe, ProgramState, RunOptions, SessionContext, StepOutcome,
+    StepSupport, SurfaceDriver, SurfaceSession, SurfaceState, Verdict,
 };
 pub use evidence::{Artifact, ArtifactGroup, Evidence};
 pub use flow::{Flow, FlowError, Step};

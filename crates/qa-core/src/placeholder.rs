@@ -2,62 +2,47 @@
 //! probe answers BLOCKED with a handoff, and `open` refuses — never a fake
 //! pass. Platform crates whose real driver is not written yet use it.
 
+use crate::codes::CoreCode;
 use crate::driver::{
-    DriverError, DriverId, Host, MissingCapability, Probe, RunOptions, SessionContext, StepSupport,
+    DriverError, DriverInfo, Host, MissingCapability, Probe, RunOptions, SessionContext,
     SurfaceDriver, SurfaceSession,
 };
-use crate::flow::{Flow, TargetKind};
+use crate::flow::Flow;
 use async_trait::async_trait;
 
 /// An honest stand-in for a driver that is not implemented.
 pub struct PlaceholderDriver {
-    id: DriverId,
-    kind: TargetKind,
-    platform: &'static str,
+    info: DriverInfo,
     presentation: &'static str,
-    support: StepSupport,
 }
 
 impl PlaceholderDriver {
-    /// A placeholder for driver `id` that would run on `platform` (`macos`,
-    /// `windows`, `linux`); `support` is what the real driver will accept,
-    /// so flows written for it pass `check` today.
-    pub fn new(
-        id: DriverId,
-        kind: TargetKind,
-        platform: &'static str,
-        presentation: &'static str,
-        support: StepSupport,
-    ) -> Self {
-        PlaceholderDriver {
-            id,
-            kind,
-            platform,
-            presentation,
-            support,
-        }
+    /// A placeholder for the driver `info` describes (its `support` is what
+    /// the real driver will accept, so flows written for it pass `check`
+    /// today).
+    pub fn new(info: DriverInfo, presentation: &'static str) -> Self {
+        PlaceholderDriver { info, presentation }
     }
 
     /// What is missing on a host running `host_os`.
     pub fn missing(&self, host_os: &str) -> MissingCapability {
-        if host_os != self.platform {
+        let (id, kind, platform) = (self.info.id, self.info.kind, self.info.platform);
+        if host_os != platform.as_str() {
             MissingCapability {
                 id: "platform".into(),
                 reason: format!(
-                    "{} drives {} targets on {}; this host is {host_os}",
-                    self.id,
-                    self.kind.as_str(),
-                    self.platform
+                    "{id} drives {} targets on {platform}; this host is {host_os}",
+                    kind.as_str(),
                 ),
-                remediation: format!("run this flow on a {} host (or CI runner)", self.platform),
+                remediation: format!("run this flow on a {platform} host (or CI runner)"),
             }
         } else {
             MissingCapability {
                 id: "driver".into(),
-                reason: format!("the {} driver is not implemented yet", self.id),
+                reason: format!("the {id} driver is not implemented yet"),
                 remediation: format!(
                     "run this flow where another {} driver is available (see `ui-qa capabilities` and docs/platforms.md)",
-                    self.kind.as_str()
+                    kind.as_str()
                 ),
             }
         }
@@ -66,26 +51,16 @@ impl PlaceholderDriver {
 
 #[async_trait]
 impl SurfaceDriver for PlaceholderDriver {
-    fn id(&self) -> DriverId {
-        self.id
-    }
-
-    fn kind(&self) -> TargetKind {
-        self.kind
-    }
-
-    fn supports(&self) -> &StepSupport {
-        &self.support
+    fn info(&self) -> &DriverInfo {
+        &self.info
     }
 
     async fn probe(&self, _flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
         Probe {
-            driver: self.id,
+            driver: self.info.id,
             present: Vec::new(),
             missing: vec![self.missing(host.os)],
             presentation: Some(self.presentation.into()),
-            platform: self.platform,
-            guide_topic: self.id.name,
         }
     }
 
@@ -95,7 +70,7 @@ impl SurfaceDriver for PlaceholderDriver {
         _ctx: SessionContext,
     ) -> Result<Box<dyn SurfaceSession>, DriverError> {
         Err(DriverError::blocked(
-            "driver.unavailable",
+            CoreCode::DriverUnavailable,
             self.missing(std::env::consts::OS),
         ))
     }

@@ -1,10 +1,14 @@
 //! The result document: `result.json` in the run directory and `--json` on stdout.
 
-use crate::driver::{Capability, MissingCapability};
+use crate::driver::{Backend, Capability, MissingCapability, Platform};
 use crate::evidence::{Artifact, ArtifactGroup, WithheldArtifact};
+use crate::flow::TargetKind;
 use crate::process::CleanupReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// The version of the result document (`schemaVersion`).
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// Outcome of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -48,7 +52,7 @@ pub enum StepStatus {
 #[serde(rename_all = "camelCase")]
 pub struct GuideRef {
     /// `browser`, `tui` or `desktop`.
-    pub backend: String,
+    pub backend: Backend,
     /// Topic within the backend's guide.
     pub topic: String,
 }
@@ -72,16 +76,16 @@ pub struct Candidate {
 #[serde(rename_all = "camelCase")]
 pub struct Selection {
     /// `browser`, `terminal` or `desktop`.
-    pub detected_target_kind: String,
+    pub detected_target_kind: TargetKind,
     /// `browser`, `tui` or `desktop`.
-    pub selected_backend: String,
+    pub selected_backend: Backend,
     /// Driver id of the selected driver.
     pub platform_driver: String,
     /// Presentation (`headless`, `pty`, `accessibility`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presentation: Option<String>,
     /// `linux`, `macos` or `windows`.
-    pub platform: String,
+    pub platform: Platform,
     /// Every driver considered.
     pub candidate_backends: Vec<Candidate>,
     /// Capabilities of the selected driver found here.
@@ -217,11 +221,11 @@ pub enum BlockedReasonCode {
 #[serde(rename_all = "camelCase")]
 pub struct BlockedHandoff {
     /// `browser`, `tui` or `desktop`.
-    pub backend: String,
+    pub backend: Backend,
     /// The driver that could not run.
     pub platform_driver: String,
     /// `linux`, `macos` or `windows`.
-    pub platform: String,
+    pub platform: Platform,
     /// Distinguishes "could not look" from "nothing to check".
     pub reason_code: BlockedReasonCode,
     /// What is missing.
@@ -243,17 +247,35 @@ pub struct ObservationNote {
     /// 1-based step index, when tied to a step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
-    /// Short kind, e.g. `blockedRequest`, `evidence`, `dialog`.
-    pub kind: String,
+    /// Where the note comes from.
+    pub kind: ObservationKind,
     /// The note (redacted).
     pub message: String,
+}
+
+/// Where a note in `observations` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ObservationKind {
+    /// A driver's note about an action step.
+    Step,
+    /// A driver's note written while closing the session.
+    Driver,
+    /// Cleanup of processes or scratch files.
+    Cleanup,
+    /// The evidence store (tampering, write failures).
+    Evidence,
+    /// An artifact withheld because it contained a secret.
+    EvidenceWithheld,
+    /// Evidence captured after a step failed.
+    FailureEvidence,
 }
 
 /// The result document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunResult {
-    /// Result format version (1).
+    /// Result format version (currently 1).
     pub schema_version: u32,
     /// `PASSED`, `FAILED` or `BLOCKED`.
     pub status: RunStatus,
@@ -302,10 +324,29 @@ pub struct RunResult {
 #[serde(rename_all = "camelCase")]
 pub struct ProbeResult {
     /// `AVAILABLE` or `BLOCKED`.
-    pub status: String,
+    pub status: ProbeStatus,
     /// How the driver would be chosen.
     pub selection: Selection,
     /// Present when `status` is `BLOCKED`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked_handoff: Option<BlockedHandoff>,
+}
+
+/// The answer of `ui-qa probe`: can the flow run here?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ProbeStatus {
+    /// The selected driver has everything it needs.
+    Available,
+    /// A capability is missing.
+    Blocked,
+}
+
+impl std::fmt::Display for ProbeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProbeStatus::Available => "AVAILABLE",
+            ProbeStatus::Blocked => "BLOCKED",
+        })
+    }
 }

@@ -141,11 +141,11 @@ pub async fn select(
         )
     };
     let selection = Selection {
-        detected_target_kind: kind.as_str().to_string(),
-        selected_backend: Backend::for_kind(kind).as_str().to_string(),
+        detected_target_kind: kind,
+        selected_backend: Backend::for_kind(kind),
         platform_driver: driver.id().to_string(),
         presentation: probe.presentation.clone(),
-        platform: host.os.to_string(),
+        platform: driver.info().platform,
         candidate_backends: candidates
             .iter()
             .zip(&probes)
@@ -160,8 +160,8 @@ pub async fn select(
         missing_capabilities: probe.missing.clone(),
         why_selected: why,
         guide: GuideRef {
-            backend: Backend::for_kind(kind).as_str().to_string(),
-            topic: probe.guide_topic.to_string(),
+            backend: Backend::for_kind(kind),
+            topic: driver.info().guide_topic.to_string(),
         },
     };
     Some(Selected {

@@ -41,7 +41,10 @@ fn jsonc_comments_and_trailing_commas() {
     .unwrap();
     assert_eq!(f.kind(), TargetKind::Terminal);
     match &f.steps[0].action {
-        Action::Terminal(TerminalAction::SendKeys(k)) => assert_eq!(k.keys, vec!["Ctrl+C", "F10"]),
+        Action::Terminal(TerminalAction::SendKeys(k)) => assert_eq!(
+            k.keys.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+            vec!["Ctrl+C", "F10"]
+        ),
         other => panic!("{other:?}"),
     }
 }

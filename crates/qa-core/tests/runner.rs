@@ -15,6 +15,14 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+qa_core::error_codes! {
+    /// Codes of the scripted driver.
+    enum ScriptCode {
+        /// The script asked the step to fail.
+        Failed = "script.failed",
+    }
+}
+
 #[derive(Default)]
 struct Flags {
     opened: AtomicBool,
@@ -27,7 +35,7 @@ struct Flags {
 struct Scripted {
     missing: bool,
     flags: Arc<Flags>,
-    support: StepSupport,
+    info: DriverInfo,
 }
 
 impl Scripted {
@@ -36,10 +44,19 @@ impl Scripted {
         let d = Scripted {
             missing,
             flags: flags.clone(),
-            support: StepSupport {
-                actions: TerminalAction::NAMES.to_vec(),
-                locators: vec![LocatorKind::Text],
-                step_targets: false,
+            info: DriverInfo {
+                id: DriverId {
+                    backend: Backend::Tui,
+                    name: "scripted",
+                },
+                kind: TargetKind::Terminal,
+                platform: Platform::current(),
+                guide_topic: "pty",
+                support: StepSupport {
+                    actions: TerminalAction::NAMES.to_vec(),
+                    locators: vec![LocatorKind::Text],
+                    step_targets: false,
+                },
             },
         };
         (Arc::new(d), flags)
@@ -54,17 +71,8 @@ struct Session {
 
 #[async_trait]
 impl SurfaceDriver for Scripted {
-    fn id(&self) -> DriverId {
-        DriverId {
-            backend: Backend::Tui,
-            name: "scripted",
-        }
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Terminal
-    }
-    fn supports(&self) -> &StepSupport {
-        &self.support
+    fn info(&self) -> &DriverInfo {
+        &self.info
     }
     async fn probe(&self, _f: &Flow, _h: &Host, _o: &RunOptions) -> Probe {
         Probe {
@@ -83,8 +91,6 @@ impl SurfaceDriver for Scripted {
                 vec![]
             },
             presentation: Some("script".into()),
-            platform: "linux",
-            guide_topic: "pty",
         }
     }
     async fn open(
@@ -103,8 +109,16 @@ impl SurfaceDriver for Scripted {
 
 #[async_trait]
 impl SurfaceSession for Session {
-    async fn observe(&mut self) -> Result<Observation, DriverError> {
-        Ok(Observation::default())
+    async fn observe(&mut self) -> Result<SurfaceState, DriverError> {
+        Ok(SurfaceState::Terminal {
+            cols: 80,
+            rows: 24,
+            cursor_row: 0,
+            cursor_col: 0,
+            alternate_screen: false,
+            bracketed_paste: false,
+            program: ProgramState::Running,
+        })
     }
     async fn perform(&mut self, step: &Step, _d: Deadline) -> Result<StepOutcome, DriverError> {
         match &step.action {
@@ -115,7 +129,7 @@ impl SurfaceSession for Session {
                     Ok(StepOutcome::default())
                 } else if t.text.starts_with("fail") {
                     Err(DriverError::new(
-                        "script.failed",
+                        ScriptCode::Failed,
                         format!("could not type {}", t.text),
                     ))
                 } else {
@@ -137,8 +151,7 @@ impl SurfaceSession for Session {
                     &step.evidence_name(),
                     "txt",
                 );
-                let a = self
-                    .ctx
+                self.ctx
                     .evidence
                     .write(
                         qa_core::ArtifactGroup::TerminalCaptures,
@@ -147,10 +160,7 @@ impl SurfaceSession for Session {
                         Some(step.index + 1),
                     )
                     .unwrap();
-                Ok(StepOutcome {
-                    artifacts: a.into_iter().collect(),
-                    ..Default::default()
-                })
+                Ok(StepOutcome::default())
             }
             _ => Ok(StepOutcome::default()),
         }
@@ -245,7 +255,7 @@ async fn passing_flow_writes_result_and_evidence() {
     let written: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(written, serde_json::to_value(&r).unwrap());
-    assert_eq!(r.selection.guide.backend, "tui");
+    assert_eq!(r.selection.guide.backend, Backend::Tui);
     assert_eq!(r.selection.guide.topic, "pty");
 }
 

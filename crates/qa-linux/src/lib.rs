@@ -26,8 +26,15 @@
 //! Off Linux the crate still builds; its probe answers BLOCKED
 //! (`unsupported-platform`).
 //!
+//! Layout: this file and `driver.rs` are the cross-platform face (the
+//! driver's static facts, probe and open); everything that talks to D-Bus,
+//! X11 or the process table lives in one Linux-only module, `imp`. The
+//! platform-neutral logic ([`locate`], [`roles`]) is plain functions with
+//! unit tests on every platform; [`DesktopCode`] lists every error code.
+//!
 //! ```no_run
 //! use qa_core::{Deadline, Evidence, RunOptions, Secrets, SessionContext, SurfaceDriver};
+//! use qa_core::flow::StepClass;
 //! use qa_core::process::ProcessOwner;
 //! use std::sync::Arc;
 //!
@@ -50,8 +57,11 @@
 //! for step in &flow.steps {
 //!     let deadline = Deadline::after_ms(step.step_timeout_ms());
 //!     match step.class() {
-//!         qa_core::flow::StepClass::Action => { session.perform(step, deadline).await?; }
-//!         _ => { let _verdict = session.verify(step, deadline).await?; }
+//!         StepClass::Action => { session.perform(step, deadline).await?; }
+//!         // One fresh verdict; the runner asks again on its cadence.
+//!         StepClass::Assertion => { let _verdict = session.verify(step, deadline).await?; }
+//!         // `waitForTimeout`: the runner sleeps, the driver is not asked.
+//!         StepClass::Runner => {}
 //!     }
 //! }
 //! let closed = session.close(Deadline::after_ms(10_000)).await;
@@ -61,138 +71,12 @@
 
 #![warn(missing_docs)]
 
+mod codes;
+mod driver;
+#[cfg(target_os = "linux")]
+mod imp;
 pub mod locate;
 pub mod roles;
 
-#[cfg(target_os = "linux")]
-mod actions;
-#[cfg(target_os = "linux")]
-mod bus;
-#[cfg(target_os = "linux")]
-mod capture;
-#[cfg(target_os = "linux")]
-mod display;
-#[cfg(target_os = "linux")]
-mod driver;
-#[cfg(target_os = "linux")]
-pub mod keys;
-#[cfg(target_os = "linux")]
-mod open;
-#[cfg(target_os = "linux")]
-mod pointer;
-#[cfg(target_os = "linux")]
-mod procs;
-#[cfg(target_os = "linux")]
-mod tree;
-
-use async_trait::async_trait;
-use qa_core::flow::{DesktopAction, LocatorKind, TargetKind};
-use qa_core::{
-    Backend, DriverError, DriverId, Flow, Host, MissingCapability, Probe, RunOptions,
-    SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
-};
-
-/// The driver's identity: `desktop/linux-at-spi`.
-pub const DRIVER_ID: DriverId = DriverId {
-    backend: Backend::Desktop,
-    name: "linux-at-spi",
-};
-
-/// The Linux desktop driver (AT-SPI + X11).
-#[derive(Debug, Clone)]
-pub struct LinuxDesktopDriver {
-    support: StepSupport,
-}
-
-impl Default for LinuxDesktopDriver {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl LinuxDesktopDriver {
-    /// A driver supporting every desktop step and the `name`, `role`,
-    /// `automationId` and `path` locators.
-    pub fn new() -> Self {
-        LinuxDesktopDriver {
-            support: StepSupport {
-                actions: DesktopAction::NAMES.to_vec(),
-                locators: vec![
-                    LocatorKind::Name,
-                    LocatorKind::Role,
-                    LocatorKind::AutomationId,
-                    LocatorKind::Path,
-                ],
-                step_targets: false,
-            },
-        }
-    }
-}
-
-#[async_trait]
-impl SurfaceDriver for LinuxDesktopDriver {
-    fn id(&self) -> DriverId {
-        DRIVER_ID
-    }
-
-    fn kind(&self) -> TargetKind {
-        TargetKind::Desktop
-    }
-
-    fn supports(&self) -> &StepSupport {
-        &self.support
-    }
-
-    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
-        #[cfg(target_os = "linux")]
-        let (present, missing, platform) = {
-            let (p, m) = open::probe(flow, options).await;
-            (p, m, open::platform(host))
-        };
-        #[cfg(not(target_os = "linux"))]
-        let (present, missing, platform) = {
-            let _ = (flow, options);
-            (Vec::new(), vec![unsupported()], host.os)
-        };
-        Probe {
-            driver: DRIVER_ID,
-            present,
-            missing,
-            presentation: Some("accessibility".into()),
-            platform,
-            guide_topic: "linux-at-spi",
-        }
-    }
-
-    async fn open(
-        &self,
-        flow: &Flow,
-        ctx: SessionContext,
-    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
-        #[cfg(target_os = "linux")]
-        {
-            open::open(flow, ctx).await
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = (flow, ctx);
-            Err(DriverError::blocked(
-                "desktop.platform.unsupported",
-                unsupported(),
-            ))
-        }
-    }
-}
-
-/// The missing capability reported off Linux.
-pub fn unsupported() -> MissingCapability {
-    MissingCapability {
-        id: "unsupported-platform".into(),
-        reason: format!(
-            "the linux-at-spi driver runs on Linux only (this is {})",
-            std::env::consts::OS
-        ),
-        remediation: "run the flow on a Linux host, or use this platform's own desktop driver"
-            .into(),
-    }
-}
+pub use codes::DesktopCode;
+pub use driver::{unsupported, LinuxDesktopDriver, DRIVER_ID};

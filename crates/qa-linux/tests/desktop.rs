@@ -79,8 +79,9 @@ async fn zenity_entry_through_a_wrapper_script() {
     );
     // zenity writes the answer as it exits after Enter; closing the run
     // ends it, so wait for the answer (not a fixed time) before closing.
-    let answered = || std::fs::read_to_string(&file).is_ok_and(|t| !t.trim().is_empty());
-    let r = run_until(&flow, &answered, Duration::from_secs(30)).await;
+    let written = file.clone();
+    let answered = move || std::fs::read_to_string(&written).is_ok_and(|t| !t.trim().is_empty());
+    let r = run_until(&flow, answered, Duration::from_secs(30)).await;
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap().trim(),

@@ -16,8 +16,7 @@
 
 #![warn(missing_docs)]
 
-use qa_core::driver::{Backend, DriverId, StepSupport};
-use qa_core::flow::{DesktopAction, LocatorKind, TargetKind};
+use qa_core::driver::{Backend, DriverId, DriverInfo, Platform};
 use qa_core::placeholder::PlaceholderDriver;
 
 /// The driver id: `desktop/macos-accessibility`.
@@ -27,25 +26,13 @@ pub const DRIVER_ID: DriverId = DriverId {
 };
 
 /// The platform this driver runs on.
-pub const PLATFORM: &str = "macos";
+pub const PLATFORM: Platform = Platform::Macos;
 
 /// the macOS accessibility (AXUIElement) driver (not implemented yet: BLOCKED with a handoff everywhere).
 pub fn driver() -> PlaceholderDriver {
     PlaceholderDriver::new(
-        DRIVER_ID,
-        TargetKind::Desktop,
-        PLATFORM,
+        DriverInfo::desktop_accessibility(DRIVER_ID, PLATFORM),
         "accessibility",
-        StepSupport {
-            actions: DesktopAction::NAMES.to_vec(),
-            locators: vec![
-                LocatorKind::Name,
-                LocatorKind::Role,
-                LocatorKind::AutomationId,
-                LocatorKind::Path,
-            ],
-            step_targets: false,
-        },
     )
 }
 
@@ -66,7 +53,7 @@ mod tests {
             .probe(&flow, &Host::current(), &RunOptions::default())
             .await;
         assert!(!p.available());
-        let expected = if std::env::consts::OS == PLATFORM {
+        let expected = if std::env::consts::OS == PLATFORM.as_str() {
             "driver"
         } else {
             "platform"

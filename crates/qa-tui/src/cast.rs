@@ -91,8 +91,8 @@ impl CastRecorder {
         }
     }
 
-    /// Records output that is already text (a re-encoded screen update, see
-    /// [`crate::replay`]).
+    /// Records output that is already text (a screen update the masked
+    /// replay re-encoded from the model).
     pub fn output_text(&mut self, at: Instant, text: &str) {
         if self.cut {
             self.dropped_bytes += text.len() as u64;

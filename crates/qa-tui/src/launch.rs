@@ -1,7 +1,9 @@
 //! What to launch: the program path, working directory, environment and
 //! size, resolved from a flow without starting anything.
 
+use crate::codes::TuiCode;
 use qa_core::flow::{CommandTarget, Flow, Presentation, Target};
+use qa_core::host::{find_in, is_executable};
 use qa_core::DriverError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,8 +38,8 @@ pub struct LaunchPlan {
 pub fn command_target(flow: &Flow) -> Result<&CommandTarget, DriverError> {
     match &flow.target {
         Target::Terminal(c) => Ok(c),
-        _ => Err(DriverError::new(
-            "tui.target.not_terminal",
+        Target::Browser(_) | Target::Desktop(_) => Err(DriverError::new(
+            TuiCode::TargetNotTerminal,
             "the terminal driver needs a flow whose target is `command`",
         )),
     }
@@ -71,32 +73,20 @@ pub fn environment(
     env
 }
 
-fn is_executable(p: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p)
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    }
-    #[cfg(not(unix))]
-    {
-        p.is_file()
-    }
-}
-
 /// Finds `argv0`: a path (containing `/`) relative to `cwd`, else the first
 /// executable match on `path`.
 pub fn resolve_program(argv0: &str, cwd: &Path, path: &str) -> Result<PathBuf, DriverError> {
     if argv0.is_empty() {
-        return Err(DriverError::new("tui.launch.not_found", "argv[0] is empty")
-            .with_remediation("put the program to run first in target.command.argv"));
+        return Err(
+            DriverError::new(TuiCode::LaunchNotFound, "argv[0] is empty")
+                .with_remediation("put the program to run first in target.command.argv"),
+        );
     }
     if argv0.contains('/') {
         let p = cwd.join(argv0);
         if !p.exists() {
             return Err(DriverError::new(
-                "tui.launch.not_found",
+                TuiCode::LaunchNotFound,
                 format!(
                     "program {argv0:?} does not exist (resolved against {})",
                     cwd.display()
@@ -111,21 +101,25 @@ pub fn resolve_program(argv0: &str, cwd: &Path, path: &str) -> Result<PathBuf, D
         }
         return Ok(p);
     }
-    let mut found_non_exec = None;
-    for dir in path.split(':').filter(|d| !d.is_empty()) {
-        let p = Path::new(dir).join(argv0);
-        if is_executable(&p) {
-            return Ok(p);
-        }
-        if p.exists() && found_non_exec.is_none() {
-            found_non_exec = Some(p);
+    // Empty entries are skipped (they would mean "the runner's directory").
+    let dirs: Vec<&str> = path.split(':').filter(|d| !d.is_empty()).collect();
+    if let Ok(search) = std::env::join_paths(&dirs) {
+        if !search.is_empty() {
+            if let Some(p) = find_in(argv0, &search) {
+                return Ok(p);
+            }
         }
     }
-    if let Some(p) = found_non_exec {
+    // Nothing executable: name the first match that exists but cannot run.
+    if let Some(p) = dirs
+        .iter()
+        .map(|d| Path::new(d).join(argv0))
+        .find(|p| p.exists())
+    {
         return Err(not_executable(argv0, &p));
     }
     Err(DriverError::new(
-        "tui.launch.not_found",
+        TuiCode::LaunchNotFound,
         format!("program {argv0:?} was not found on PATH"),
     )
     .with_remediation(format!(
@@ -135,7 +129,7 @@ pub fn resolve_program(argv0: &str, cwd: &Path, path: &str) -> Result<PathBuf, D
 
 fn not_executable(argv0: &str, p: &Path) -> DriverError {
     DriverError::new(
-        "tui.launch.not_executable",
+        TuiCode::LaunchNotExecutable,
         format!("{argv0:?} ({}) is not an executable program", p.display()),
     )
     .with_remediation(
@@ -157,7 +151,7 @@ pub fn plan(flow: &Flow) -> Result<LaunchPlan, DriverError> {
     };
     if !cwd.is_dir() {
         return Err(DriverError::new(
-            "tui.launch.cwd_missing",
+            TuiCode::LaunchCwdMissing,
             format!("working directory {} does not exist", cwd.display()),
         )
         .with_remediation(
@@ -213,17 +207,17 @@ mod tests {
             resolve_program("definitely-not-a-program-xyz", &cwd, "/usr/bin:/bin")
                 .unwrap_err()
                 .code,
-            "tui.launch.not_found"
+            TuiCode::LaunchNotFound.as_str()
         );
         assert_eq!(
             resolve_program("/etc", &cwd, "").unwrap_err().code,
-            "tui.launch.not_executable"
+            TuiCode::LaunchNotExecutable.as_str()
         );
         let data = cwd.join(format!("qa-tui-data-{}.txt", std::process::id()));
         std::fs::write(&data, "not a program").unwrap();
         let err = resolve_program(data.to_str().unwrap(), &cwd, "").unwrap_err();
         let _ = std::fs::remove_file(&data);
-        assert_eq!(err.code, "tui.launch.not_executable");
+        assert_eq!(err.code, TuiCode::LaunchNotExecutable.as_str());
         assert!(resolve_program("sh", &cwd, "/usr/bin:/bin").is_ok());
     }
 }

@@ -16,7 +16,7 @@
 //! let mut session = qa_tui::TuiDriver::new().open(&flow, ctx).await?;
 //! for step in &flow.steps[..2] { session.perform(step, Deadline::after_ms(5_000)).await?; }
 //! let verdict = session.verify(&flow.steps[2], Deadline::after_ms(5_000)).await?;
-//! let closed = session.close(Deadline::after_ms(5_000)).await; // replay in closed.artifacts
+//! let closed = session.close(Deadline::after_ms(5_000)).await; // replay in ctx.evidence
 //! # let _ = (verdict, closed); Ok(()) }
 //! ```
 //!
@@ -26,11 +26,13 @@
 //! the run has secrets), [`mask`] (which cells show a secret), [`render`] and
 //! [`boxdraw`] (PNG of a snapshot),
 //! [`palette`] (colours) and [`launch`] (program, cwd and environment).
+//! Every error code is a [`TuiCode`].
 
 #![warn(missing_docs)]
 
 pub mod boxdraw;
 pub mod cast;
+mod codes;
 pub mod keys;
 pub mod launch;
 pub mod mask;
@@ -43,14 +45,20 @@ pub mod screen;
 mod pump;
 #[cfg(unix)]
 mod session;
+#[cfg(test)]
+mod test_term;
+#[cfg(unix)]
+mod verdict;
 
 #[cfg(unix)]
 pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE, REPLAY_MASKED_NOTE};
 
+pub use codes::TuiCode;
+
 use qa_core::flow::{Flow, Presentation, TargetKind, TerminalAction};
 use qa_core::{
-    Backend, Capability, DriverError, DriverId, Host, MissingCapability, Probe, RunOptions,
-    SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
+    Backend, Capability, DriverError, DriverId, DriverInfo, Host, MissingCapability, Platform,
+    Probe, RunOptions, SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
 };
 
 /// The driver id: `tui/pty`.
@@ -68,9 +76,12 @@ pub fn native_terminal_missing() -> MissingCapability {
     }
 }
 
+/// The guide topic for flow authors using this driver.
+pub const GUIDE_TOPIC: &str = "pty";
+
 /// The PTY terminal driver.
 pub struct TuiDriver {
-    support: StepSupport,
+    info: DriverInfo,
 }
 
 impl Default for TuiDriver {
@@ -83,10 +94,16 @@ impl TuiDriver {
     /// A driver.
     pub fn new() -> TuiDriver {
         TuiDriver {
-            support: StepSupport {
-                actions: TerminalAction::NAMES.to_vec(),
-                locators: Vec::new(),
-                step_targets: false,
+            info: DriverInfo {
+                id: DRIVER_ID,
+                kind: TargetKind::Terminal,
+                platform: Platform::current(),
+                guide_topic: GUIDE_TOPIC,
+                support: StepSupport {
+                    actions: TerminalAction::NAMES.to_vec(),
+                    locators: Vec::new(),
+                    step_targets: false,
+                },
             },
         }
     }
@@ -94,16 +111,8 @@ impl TuiDriver {
 
 #[async_trait::async_trait]
 impl SurfaceDriver for TuiDriver {
-    fn id(&self) -> DriverId {
-        DRIVER_ID
-    }
-
-    fn kind(&self) -> TargetKind {
-        TargetKind::Terminal
-    }
-
-    fn supports(&self) -> &StepSupport {
-        &self.support
+    fn info(&self) -> &DriverInfo {
+        &self.info
     }
 
     async fn probe(&self, flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
@@ -140,9 +149,9 @@ impl SurfaceDriver for TuiDriver {
                 id: "program".into(),
                 detail: plan.program.display().to_string(),
             }),
-            Err(e) if e.code == "tui.target.not_terminal" => {}
+            Err(e) if e.code == TuiCode::TargetNotTerminal.as_str() => {}
             Err(e) => missing.push(MissingCapability {
-                id: if e.code == "tui.launch.cwd_missing" {
+                id: if e.code == TuiCode::LaunchCwdMissing.as_str() {
                     "cwd"
                 } else {
                     "program"
@@ -157,8 +166,6 @@ impl SurfaceDriver for TuiDriver {
             present,
             missing,
             presentation: Some(presentation.into()),
-            platform: std::env::consts::OS,
-            guide_topic: "pty",
         }
     }
 
@@ -170,7 +177,7 @@ impl SurfaceDriver for TuiDriver {
         let plan = launch::plan(flow)?;
         if plan.presentation == Presentation::NativeTerminal {
             return Err(DriverError::blocked(
-                "tui.presentation.native_terminal_unavailable",
+                TuiCode::NativeTerminalUnavailable,
                 native_terminal_missing(),
             ));
         }
@@ -192,7 +199,7 @@ async fn open_pty(
     _ctx: SessionContext,
 ) -> Result<Box<dyn SurfaceSession>, DriverError> {
     Err(DriverError::blocked(
-        "tui.platform.unsupported",
+        TuiCode::PlatformUnsupported,
         MissingCapability {
             id: "pty".into(),
             reason: format!("the PTY driver does not run on {}", std::env::consts::OS),

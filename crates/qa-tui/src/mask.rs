@@ -135,14 +135,14 @@ pub fn secret_cells<T>(term: &Term<T>, secrets: &Secrets) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen::tests::term_with;
+    use crate::test_term::term_with;
 
     fn masked_rows(cols: usize, rows: usize, bytes: &[u8], secret: &str) -> Vec<String> {
         let s = Secrets::new();
         s.add(secret);
         let t = term_with(cols, rows, bytes);
         let m = secret_cells(&t, &s);
-        let snap = crate::screen::Snapshot::of(&t);
+        let grid = t.grid();
         (0..rows)
             .map(|r| {
                 (0..cols)
@@ -150,7 +150,7 @@ mod tests {
                         if m[r * cols + c] {
                             '#'
                         } else {
-                            snap.cell(r, c).c
+                            grid[Line(r as i32)][Column(c)].c
                         }
                     })
                     .collect::<String>()

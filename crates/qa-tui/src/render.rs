@@ -230,7 +230,7 @@ fn draw_char(canvas: &mut Canvas, f: &Fonts, c: char, bold: bool, x: i64, y: i64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen::tests::term_with;
+    use crate::test_term::term_with;
 
     #[test]
     fn renders_colours_cursor_and_borders() {

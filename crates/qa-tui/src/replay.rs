@@ -565,7 +565,7 @@ fn encode(prev: &Frame, next: &Frame, clear: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen::tests::term_with;
+    use crate::test_term::term_with;
     use alacritty_terminal::event::VoidListener;
     use alacritty_terminal::term::test::TermSize;
     use alacritty_terminal::term::Config;

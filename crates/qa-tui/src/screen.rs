@@ -166,7 +166,8 @@ pub struct SnapCell {
     /// [`crate::mask::MASK_CHAR`] and PNGs paint an opaque block instead of
     /// the glyph. `c` still holds the real character, so a masked snapshot
     /// must never be published through anything but [`Snapshot::to_text`],
-    /// [`Snapshot::lines`] or [`crate::render`].
+    /// [`Snapshot::lines`] or the PNG renderer (`render`, which paints the
+    /// mask).
     pub masked: bool,
 }
 
@@ -342,26 +343,9 @@ impl Snapshot {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use alacritty_terminal::event::VoidListener;
-    use alacritty_terminal::term::test::TermSize;
-    use alacritty_terminal::term::Config;
-    use alacritty_terminal::vte::ansi::Processor;
-
-    pub(crate) fn term_with(cols: usize, rows: usize, bytes: &[u8]) -> Term<VoidListener> {
-        let mut term = Term::new(
-            Config {
-                scrolling_history: 100,
-                ..Config::default()
-            },
-            &TermSize::new(cols, rows),
-            VoidListener,
-        );
-        let mut p: Processor = Processor::new();
-        p.advance(&mut term, bytes);
-        term
-    }
+    use crate::test_term::term_with;
 
     #[test]
     fn rows_and_wrapping() {

@@ -58,9 +58,9 @@ async fn fixture_keys_paste_resize_capture_and_exit_code() {
     assert!(events.iter().any(|e| e[1] == "r" && e[2] == "100x30"));
     assert!(run
         .close
-        .observations
+        .notes
         .iter()
-        .any(|o| o.contains("not pixels of a real terminal window")));
+        .any(|n| n.message.contains("not pixels of a real terminal window")));
     assert_eq!(
         run.close.cleanup.status,
         qa_core::process::CleanupStatus::Clean
@@ -177,5 +177,64 @@ async fn launch_errors_are_coded_and_native_terminal_is_blocked() {
         .probe(&flow, &Host::current(), &RunOptions::default())
         .await;
     assert!(probe.available(), "{:?}", probe.missing);
-    assert_eq!(probe.guide_topic, "pty");
+    assert_eq!(driver.info().guide_topic, "pty");
+}
+
+#[tokio::test]
+async fn observe_reports_size_cursor_modes_and_program_state() {
+    use qa_core::{Deadline, ProgramState, SurfaceState};
+    let base = tempfile::tempdir().unwrap();
+    let script = r#"printf '\033[?1049h\033[?2004h\033[3;5Hready'; read line; exit 4"#;
+    let flow = Flow::parse(
+        &format!(
+            r#"{{ "target": {{ "command": {{ "argv": ["sh", "-c", {}] }} }},
+                 "viewport": {{ "cols": 70, "rows": 20 }},
+                 "steps": [ {{ "action": "waitForText", "text": "ready" }},
+                            {{ "action": "sendKeys", "keys": ["Enter"] }},
+                            {{ "action": "assertProcessExited", "exitCode": 4 }} ] }}"#,
+            js(script)
+        ),
+        base.path(),
+    )
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let mut session = qa_tui::TuiDriver::new()
+        .open(&flow, context(ws.path()))
+        .await
+        .unwrap();
+    let deadline = Deadline::after_ms(10_000);
+    assert!(matches!(
+        session.verify(&flow.steps[0], deadline).await.unwrap(),
+        qa_core::Verdict::Holds
+    ));
+    let state = session.observe().await.unwrap();
+    assert_eq!(
+        state,
+        SurfaceState::Terminal {
+            cols: 70,
+            rows: 20,
+            cursor_row: 2,
+            cursor_col: 9,
+            alternate_screen: true,
+            bracketed_paste: true,
+            program: ProgramState::Running,
+        }
+    );
+    session.perform(&flow.steps[1], deadline).await.unwrap();
+    let mut verdict = session.verify(&flow.steps[2], deadline).await.unwrap();
+    while matches!(verdict, qa_core::Verdict::NotYet { .. }) && !deadline.expired() {
+        verdict = session.verify(&flow.steps[2], deadline).await.unwrap();
+    }
+    assert_eq!(verdict, qa_core::Verdict::Holds);
+    match session.observe().await.unwrap() {
+        SurfaceState::Terminal { program, .. } => {
+            assert_eq!(program, ProgramState::Exited { code: 4 })
+        }
+        other => panic!("not a terminal state: {other:?}"),
+    }
+    let closed = session.close(Deadline::after_ms(10_000)).await;
+    assert_eq!(
+        closed.cleanup.status,
+        qa_core::process::CleanupStatus::Clean
+    );
 }

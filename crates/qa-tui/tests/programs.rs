@@ -149,7 +149,7 @@ async fn twenty_megabytes_then_a_marker() {
         .any(|e| e[1] == "m" && e[2].as_str().unwrap().contains("cut")));
     assert!(run
         .close
-        .observations
+        .notes
         .iter()
-        .any(|o| o.contains("1 MiB cap")));
+        .any(|n| n.message.contains("1 MiB cap")));
 }

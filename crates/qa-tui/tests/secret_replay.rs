@@ -34,7 +34,7 @@ fn check(run: &SecretRun) {
         1,
         "the replay is published: withheld {:?}, observations {:?}",
         run.evidence.withheld(),
-        run.close.observations
+        run.close.notes
     );
     let texts = replay_texts(&casts[0]);
     assert!(!texts.is_empty());

@@ -3,124 +3,107 @@
 //! fill) and that it receives events at the click point. Retried on the
 //! shared cadence until the step deadline.
 
-use crate::page::{locator_spec, EvalError, Page};
+use crate::codes::WebCode;
+use crate::page::{to_page, ActKind, ActReply, Check, DomOp, EvalError, Page, Placed, Unfit};
 use qa_core::flow::Locator;
 use qa_core::{Cadence, Deadline, DriverError};
-use serde_json::Value;
-
-/// An element ready for the action.
-#[derive(Debug, Clone)]
-pub struct Ready {
-    /// The helper's answer (`x`, `y`, `noop`, …).
-    pub value: Value,
-}
 
 /// The stable error code for a failed check.
-pub fn check_code(check: &str) -> &'static str {
+pub(crate) fn check_code(check: Check) -> WebCode {
     match check {
-        "attached" => "web.actionability.not_attached",
-        "visible" => "web.actionability.not_visible",
-        "stable" => "web.actionability.not_stable",
-        "enabled" => "web.actionability.not_enabled",
-        "editable" => "web.actionability.not_editable",
-        "receives events" => "web.actionability.covered",
-        "option present" => "web.select.no_option",
-        "option enabled" => "web.select.option_disabled",
-        _ => "web.actionability.failed",
+        Check::Attached => WebCode::ActionabilityNotAttached,
+        Check::Visible => WebCode::ActionabilityNotVisible,
+        Check::Stable => WebCode::ActionabilityNotStable,
+        Check::Enabled => WebCode::ActionabilityNotEnabled,
+        Check::Editable => WebCode::ActionabilityNotEditable,
+        Check::ReceivesEvents => WebCode::ActionabilityCovered,
+        Check::OptionPresent => WebCode::SelectNoOption,
+        Check::OptionEnabled => WebCode::SelectOptionDisabled,
+        Check::Other => WebCode::ActionabilityFailed,
     }
 }
 
 /// The stable error code for an element the action cannot apply to.
-pub fn error_code(code: &str) -> &'static str {
+pub(crate) fn unfit_code(code: Option<Unfit>) -> WebCode {
     match code {
-        "not_file_input" => "web.upload.not_file_input",
-        "not_multiple" => "web.upload.not_multiple",
-        _ => "web.action.unsupported_element",
+        Some(Unfit::NotFileInput) => WebCode::UploadNotFileInput,
+        Some(Unfit::NotMultiple) => WebCode::UploadNotMultiple,
+        Some(Unfit::Other) | None => WebCode::ActionUnsupportedElement,
     }
 }
 
-/// Resolves `locator` and runs the checks for `kind` (`click`, `fill`,
-/// `check`, `hover`, `dblclick`, `wheel`, `select`, `focus`, `rect`, `file`) until
-/// they pass or `deadline`; `arg` adds kind-specific fields.
-pub async fn actionable(
+/// Resolves `locator` and runs the checks for `kind` until they pass or
+/// `deadline`; answers the kind's `ok` payload `T` (in a frame, in the
+/// page's coordinates). `action` names the step in messages.
+pub(crate) async fn actionable<T: Placed>(
     page: &Page,
     locator: &Locator,
     action: &str,
-    arg: Value,
+    kind: ActKind<'_>,
     deadline: Deadline,
-) -> Result<Ready, DriverError> {
-    let spec = locator_spec(locator);
+) -> Result<T, DriverError> {
     let what = locator.describe();
     let mut cadence = Cadence::new();
-    let mut last = String::from("the locator matched no element");
-    let mut last_code = "web.locator.not_found";
+    let mut last: String;
+    let mut last_code = WebCode::LocatorNotFound;
     // In a frame, what receives events is checked in the page too (not for
     // a wheel, like in the helper).
-    let hit = arg["kind"] != "wheel";
+    let hit = !matches!(kind, ActKind::Wheel);
+    let op = DomOp::Act(locator, kind);
     loop {
-        match page.eval("act", &spec, &arg, deadline).await {
-            Ok(mut v) if v["status"] == "ok" && page.frame.is_some() => {
-                match crate::scope::to_page(page, &mut v, hit, deadline).await {
-                    Ok(None) => return Ok(Ready { value: v }),
-                    Ok(Some(cover)) => {
-                        last_code = check_code("receives events");
-                        last = format!(
-                            "element does not receive events at its click point: {cover} covers it"
-                        );
-                    }
-                    Err(EvalError::Transient(m)) => last = m,
-                    Err(EvalError::Fatal(e)) => return Err(e.into()),
+        match page.dom::<ActReply<T>>(&op, deadline).await {
+            Ok(ActReply::Ok(mut v)) => match to_page(page, &mut v, hit, deadline).await {
+                Ok(None) => return Ok(v),
+                Ok(Some(cover)) => {
+                    last_code = check_code(Check::ReceivesEvents);
+                    last = format!(
+                        "element does not receive events at its click point: {cover} covers it"
+                    );
                 }
-            }
-            Ok(v) => match v["status"].as_str().unwrap_or("") {
-                "ok" => return Ok(Ready { value: v }),
-                "ambiguous" => {
-                    let n = v["count"].as_u64().unwrap_or(2);
-                    return Err(DriverError::new(
-                        "web.locator.ambiguous",
-                        format!("{action}: {what} matched {n} elements; a locator must match exactly one (add exact, nth or a more specific locator)"),
-                    ));
-                }
-                "none" => {
-                    last_code = "web.locator.not_found";
-                    last = match v["total"].as_u64() {
-                        Some(t) if t > 0 && locator.nth.is_some() => {
-                            format!("the locator matched {t} element(s), fewer than nth+1")
-                        }
-                        _ => "the locator matched no element".into(),
-                    };
-                }
-                "check" => {
-                    let check = v["check"].as_str().unwrap_or("");
-                    last_code = check_code(check);
-                    last = match v["cover"].as_str() {
-                        Some(c) => format!(
-                            "element does not receive events at its click point: {c} covers it"
-                        ),
-                        None => format!("element is not {check}"),
-                    };
-                }
-                "error" => {
-                    return Err(DriverError::new(
-                        error_code(v["code"].as_str().unwrap_or("")),
-                        format!(
-                            "{action}: {what}: {}",
-                            v["error"].as_str().unwrap_or("error")
-                        ),
-                    ));
-                }
-                _ => {}
+                Err(EvalError::Transient(m)) => last = m,
+                Err(EvalError::Fatal(e)) => return Err(e.into()),
+                Err(EvalError::Reply(m)) => return Err(crate::page::reply_error(m)),
             },
+            Ok(ActReply::Ambiguous { count }) => {
+                return Err(DriverError::new(
+                    WebCode::LocatorAmbiguous,
+                    format!("{action}: {what} matched {count} elements; a locator must match exactly one (add exact, nth or a more specific locator)"),
+                ));
+            }
+            Ok(ActReply::None { total }) => {
+                last_code = WebCode::LocatorNotFound;
+                last = if total > 0 && locator.nth.is_some() {
+                    format!("the locator matched {total} element(s), fewer than nth+1")
+                } else {
+                    "the locator matched no element".into()
+                };
+            }
+            Ok(ActReply::Check { check, cover }) => {
+                last_code = check_code(check);
+                last = match cover {
+                    Some(c) => {
+                        format!("element does not receive events at its click point: {c} covers it")
+                    }
+                    None => format!("element is not {}", check.as_str()),
+                };
+            }
+            Ok(ActReply::Error { code, error }) => {
+                return Err(DriverError::new(
+                    unfit_code(code),
+                    format!("{action}: {what}: {error}"),
+                ));
+            }
             Err(EvalError::Transient(m)) => {
-                if m.contains("SyntaxError") || m.contains("not a valid selector") {
+                if crate::page::invalid_selector(&m) {
                     return Err(DriverError::new(
-                        "web.locator.invalid",
+                        WebCode::LocatorInvalid,
                         format!("{what} is not a valid CSS selector"),
                     ));
                 }
                 last = "the document was being replaced".into();
             }
             Err(EvalError::Fatal(e)) => return Err(e.into()),
+            Err(EvalError::Reply(m)) => return Err(crate::page::reply_error(m)),
         }
         if !cadence.wait(deadline).await {
             return Err(DriverError::new(
@@ -137,7 +120,11 @@ mod tests {
 
     #[test]
     fn codes_name_the_check() {
-        assert_eq!(check_code("enabled"), "web.actionability.not_enabled");
-        assert_eq!(check_code("receives events"), "web.actionability.covered");
+        assert_eq!(check_code(Check::Enabled), WebCode::ActionabilityNotEnabled);
+        assert_eq!(
+            check_code(Check::ReceivesEvents),
+            WebCode::ActionabilityCovered
+        );
+        assert_eq!(unfit_code(None), WebCode::ActionUnsupportedElement);
     }
 }

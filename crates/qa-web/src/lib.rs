@@ -40,45 +40,48 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The CDP transport is a small WebSocket client behind [`cdp::Cdp`]; see
+//! The CDP transport is a small WebSocket client of its own; see
 //! `docs/decisions/0001-cdp-transport.md` for why it is not
-//! `headless_chrome`'s.
+//! `headless_chrome`'s. Stable error codes are [`WebCode`].
 
 #![warn(missing_docs)]
 
-pub mod actionability;
-pub mod artifacts;
-pub mod cdp;
-pub mod containment;
-pub mod diagnostics;
-pub mod events;
-pub mod launch;
-pub mod page;
-pub mod proxy;
-pub mod scope;
-pub mod server;
-pub mod session;
-pub mod steps;
-pub mod steps_extra;
+// Layers, imports flowing one way (each module uses only those above it):
+// codes; cdp (transport, typed commands, events); contain (allowlist,
+// proxy); host (launch, server); state (plain data); shared (state behind
+// a lock, taps); pump (events → state); page (scopes, the dom.js protocol,
+// input); actionability; artifacts; steps; session.
+mod actionability;
+mod artifacts;
+mod cdp;
+mod codes;
+mod contain;
+mod host;
+mod page;
+mod pump;
+mod session;
+mod shared;
+mod state;
+mod steps;
+
+pub use codes::WebCode;
 
 use async_trait::async_trait;
-use qa_core::flow::{LocatorKind, Target, TargetKind};
+use qa_core::flow::{Action, BrowserAction, LocatorKind, Target, TargetKind};
 use qa_core::{
-    Backend, Capability, DriverError, DriverId, Flow, Host, Probe, RunOptions, SessionContext,
-    StepSupport, SurfaceDriver, SurfaceSession,
+    Backend, Capability, DriverError, DriverId, DriverInfo, Flow, Host, Platform, Probe,
+    RunOptions, SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
 };
 
-pub use session::WebSession;
-
 /// The driver's identity: `browser/cdp`.
-pub const DRIVER_ID: DriverId = DriverId {
+const DRIVER_ID: DriverId = DriverId {
     backend: Backend::Browser,
     name: "cdp",
 };
 
 /// The Chromium-over-CDP driver.
 pub struct WebDriver {
-    support: StepSupport,
+    info: DriverInfo,
 }
 
 impl Default for WebDriver {
@@ -91,17 +94,24 @@ impl WebDriver {
     /// A driver.
     pub fn new() -> WebDriver {
         WebDriver {
-            support: StepSupport {
-                actions: steps::SUPPORTED.to_vec(),
-                locators: vec![
-                    LocatorKind::TestId,
-                    LocatorKind::Role,
-                    LocatorKind::Label,
-                    LocatorKind::Placeholder,
-                    LocatorKind::Text,
-                    LocatorKind::Css,
-                ],
-                step_targets: true,
+            info: DriverInfo {
+                id: DRIVER_ID,
+                kind: TargetKind::Browser,
+                // Chromium runs wherever ui-qa does.
+                platform: Platform::current(),
+                guide_topic: DRIVER_ID.name,
+                support: StepSupport {
+                    actions: steps::supported_actions(),
+                    locators: vec![
+                        LocatorKind::TestId,
+                        LocatorKind::Role,
+                        LocatorKind::Label,
+                        LocatorKind::Placeholder,
+                        LocatorKind::Text,
+                        LocatorKind::Css,
+                    ],
+                    step_targets: true,
+                },
             },
         }
     }
@@ -109,28 +119,18 @@ impl WebDriver {
 
 #[async_trait]
 impl SurfaceDriver for WebDriver {
-    fn id(&self) -> DriverId {
-        DRIVER_ID
+    fn info(&self) -> &DriverInfo {
+        &self.info
     }
 
-    fn kind(&self) -> TargetKind {
-        TargetKind::Browser
-    }
-
-    fn supports(&self) -> &StepSupport {
-        &self.support
-    }
-
-    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
+    async fn probe(&self, flow: &Flow, _host: &Host, options: &RunOptions) -> Probe {
         let mut probe = Probe {
             driver: DRIVER_ID,
             present: Vec::new(),
             missing: Vec::new(),
             presentation: Some("headless".into()),
-            platform: host.os,
-            guide_topic: "cdp",
         };
-        match launch::find_chromium(options.browser.as_deref()) {
+        match host::launch::find_chromium(options.browser.as_deref()) {
             Ok(p) => probe.present.push(Capability {
                 id: "chromium".into(),
                 detail: p.display().to_string(),
@@ -142,14 +142,12 @@ impl SurfaceDriver for WebDriver {
                 probe.missing.push(session::auth_missing());
             }
         }
-        let lighthouse = flow.steps.iter().any(|s| {
-            matches!(
-                &s.action,
-                qa_core::flow::Action::Browser(qa_core::flow::BrowserAction::Lighthouse(_))
-            )
-        });
+        let lighthouse = flow
+            .steps
+            .iter()
+            .any(|s| matches!(&s.action, Action::Browser(BrowserAction::Lighthouse(_))));
         if lighthouse {
-            probe.missing.push(diagnostics::lighthouse_missing());
+            probe.missing.push(steps::lighthouse_missing());
         }
         probe
     }
@@ -173,5 +171,19 @@ impl SurfaceDriver for WebDriver {
                 Err(e)
             }
         }
+    }
+}
+
+/// Internals the crate's own integration tests drive directly (the raw
+/// DevTools connection, finding and launching Chromium). Not an API.
+#[doc(hidden)]
+pub mod testing {
+    /// The raw DevTools connection.
+    pub mod cdp {
+        pub use crate::cdp::{Cdp, CdpError};
+    }
+    /// Finding and launching Chromium.
+    pub mod launch {
+        pub use crate::host::launch::{chromium_args, find_chromium, launch};
     }
 }

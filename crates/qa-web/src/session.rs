@@ -1,37 +1,46 @@
-//! Opening, running and closing one browser session.
+//! Opening, running and closing one browser session: the target's server,
+//! the containment proxy, Chromium, the DevTools connection and its event
+//! pump, emulation, the first navigation; then each step in its target
+//! (page, popup or frame) and, at the end, the logs and a clean close.
 
+use crate::artifacts;
+use crate::cdp::commands::{
+    BrowserClose, CreateTarget, MediaFeature, SetAutoAttach, SetDeviceMetricsOverride,
+    SetDownloadBehavior, SetEmulatedMedia, SetLocaleOverride, SetTimezoneOverride,
+};
 use crate::cdp::Cdp;
-use crate::containment::{origin_of, Allowlist, BlockedRequests};
-use crate::events::{spawn_pump, Shared};
-use crate::launch;
-use crate::page::Page;
-use crate::proxy::{BlockedSink, Proxy};
-use crate::server::{self, StaticServer};
+use crate::codes::WebCode;
+use crate::contain::{origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Proxy};
+use crate::host::launch;
+use crate::host::server::{self, StaticServer};
+use crate::page::{self, DomOp, Entered, Page, PageInfo};
+use crate::pump::spawn_pump;
+use crate::shared::Shared;
+use crate::state::bounded;
 use crate::steps;
 use async_trait::async_trait;
-use qa_core::flow::{BrowserTarget, ColorScheme, ReducedMotion, Target};
+use qa_core::flow::{BrowserTarget, ColorScheme, ReducedMotion, StepTargetKind, Target};
 use qa_core::{
-    CloseResult, Deadline, DriverError, Flow, MissingCapability, Observation, SessionContext, Step,
-    StepOutcome, SurfaceSession, Verdict,
+    Artifact, CloseResult, Deadline, DriverError, Flow, MissingCapability, Note, NoteKind,
+    SessionContext, Step, StepOutcome, SurfaceSession, SurfaceState, Verdict,
 };
-use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// One open browser session.
-pub struct WebSession {
+pub(crate) struct WebSession {
     page: Page,
     base: url::Url,
     ctx: SessionContext,
     _static: Option<StaticServer>,
     children: Vec<tokio::process::Child>,
     proxy: Option<Proxy>,
-    reported_obs: usize,
+    reported_notes: usize,
     reported_blocked: BlockedRequests,
 }
 
 /// The auth vault is not implemented yet.
-pub fn auth_missing() -> MissingCapability {
+pub(crate) fn auth_missing() -> MissingCapability {
     MissingCapability {
         id: "auth-vault".into(),
         reason: "target.profile needs the auth vault, which ui-qa does not implement yet".into(),
@@ -39,39 +48,58 @@ pub fn auth_missing() -> MissingCapability {
     }
 }
 
-fn env_values(flow: &Flow) -> (u32, u32, String, String, &'static str, &'static str, u64) {
-    let vp = flow.viewport.unwrap_or_default();
-    let env = flow.environment.clone().unwrap_or_default();
-    let scheme = match env.color_scheme {
-        Some(ColorScheme::Dark) => "dark",
-        _ => "light",
-    };
-    let motion = match env.reduced_motion {
-        Some(ReducedMotion::NoPreference) => "no-preference",
-        _ => "reduce",
-    };
-    (
-        vp.width.unwrap_or(1280),
-        vp.height.unwrap_or(720),
-        env.locale.unwrap_or_else(|| "en-US".into()),
-        env.timezone_id.unwrap_or_else(|| "UTC".into()),
-        scheme,
-        motion,
-        env.settle_ms.unwrap_or(100),
-    )
+/// The emulated environment of the flow (defaults filled in).
+struct Environment {
+    width: u32,
+    height: u32,
+    locale: String,
+    timezone: String,
+    scheme: &'static str,
+    motion: &'static str,
+    settle_ms: u64,
+}
+
+impl Environment {
+    fn of(flow: &Flow) -> Environment {
+        let vp = flow.viewport.unwrap_or_default();
+        let env = flow.environment.clone().unwrap_or_default();
+        let scheme = match env.color_scheme {
+            Some(ColorScheme::Dark) => "dark",
+            _ => "light",
+        };
+        let motion = match env.reduced_motion {
+            Some(ReducedMotion::NoPreference) => "no-preference",
+            _ => "reduce",
+        };
+        Environment {
+            width: vp.width.unwrap_or(1280),
+            height: vp.height.unwrap_or(720),
+            locale: env.locale.unwrap_or_else(|| "en-US".into()),
+            timezone: env.timezone_id.unwrap_or_else(|| "UTC".into()),
+            scheme,
+            motion,
+            settle_ms: env.settle_ms.unwrap_or(100),
+        }
+    }
 }
 
 /// Opens a session: servers, Chromium, connection, containment, emulation,
 /// first navigation.
-pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, DriverError> {
+pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, DriverError> {
     let Target::Browser(t) = &flow.target else {
-        return Err(DriverError::new("web.target.kind", "not a browser target"));
+        return Err(DriverError::new(
+            WebCode::TargetKind,
+            "not a browser target",
+        ));
     };
     if t.profile.is_some() {
-        return Err(DriverError::blocked("web.auth.unavailable", auth_missing()));
+        return Err(DriverError::blocked(
+            WebCode::AuthUnavailable,
+            auth_missing(),
+        ));
     }
     let exe = launch::find_chromium(ctx.options.browser.as_deref())
-        .map_err(|m| DriverError::blocked("web.chromium.missing", m))?;
+        .map_err(|m| DriverError::blocked(WebCode::ChromiumMissing, m))?;
     let deadline = ctx.flow_deadline;
     let mut children = Vec::new();
     let mut static_server = None;
@@ -81,93 +109,60 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
     origins.extend(t.allowed_origins.iter().cloned());
     let allow = Allowlist::new(origins);
 
-    let (w, h, locale, tz, scheme, motion, settle_ms) = env_values(flow);
+    let env = Environment::of(flow);
     let profile = ctx
         .evidence
         .scratch_dir("chromium-profile")
-        .map_err(|e| DriverError::new("web.launch.profile", e.to_string()))?;
+        .map_err(|e| DriverError::new(WebCode::LaunchProfile, e.to_string()))?;
     let host = qa_core::Host::current();
     // The network layer of containment starts first: Chromium is launched
     // to send every connection through it.
     let blocked = BlockedSink::default();
     let proxy = Proxy::start(allow.clone(), blocked.clone())
         .await
-        .map_err(|e| DriverError::new("web.proxy.start", e.to_string()))?;
-    let args = launch::chromium_args(&profile, host.is_root, &locale, &proxy.url());
+        .map_err(|e| DriverError::new(WebCode::ProxyStart, e.to_string()))?;
+    let args = launch::chromium_args(&profile, host.is_root, &env.locale, &proxy.url());
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
     let launched = launch::launch(&exe, &args, &profile, &ctx.processes, launch_deadline).await?;
     children.push(launched.child);
     let ws = launched.ws_url.clone();
     let (cdp, rx) = tokio::task::spawn_blocking(move || Cdp::connect(&ws, Duration::from_secs(10)))
         .await
-        .map_err(|e| DriverError::new("web.cdp.connect", e.to_string()))?
-        .map_err(|e| DriverError::new("web.cdp.connect", e))?;
+        .map_err(|e| DriverError::new(WebCode::CdpConnect, e.to_string()))?
+        .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
     let sh = Shared::new(cdp.clone(), allow, blocked);
     spawn_pump(sh.clone(), rx);
-    cdp.call(
-        None,
-        "Target.setAutoAttach",
-        json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
-    )
-    .await
-    .map_err(|e| DriverError::new("web.cdp.attach", e.to_string()))?;
+    let attach_failed =
+        |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
+    cdp.call_typed(None, &SetAutoAttach::paused_flat())
+        .await
+        .map_err(attach_failed)?;
     // Downloads are denied unless a `download` step asks for one (then
     // they go to a scratch directory of the run, never the user's folder).
-    cdp.call(
-        None,
-        "Browser.setDownloadBehavior",
-        json!({ "behavior": "deny" }),
-    )
-    .await
-    .map_err(|e| DriverError::new("web.cdp.attach", e.to_string()))?;
+    cdp.call_typed(None, &SetDownloadBehavior::deny())
+        .await
+        .map_err(attach_failed)?;
     let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
     let page = Page {
         sh: sh.clone(),
         session,
-        settle_ms,
+        settle_ms: env.settle_ms,
         frame: None,
     };
-    let s = Some(page.session.as_str());
-    let (a, b, c, d) = tokio::join!(
-        cdp.call(
-            s,
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": w, "height": h, "deviceScaleFactor": 1, "mobile": false })
+    emulate(&page, &env).await?;
+    sh.note(Note::new(
+        NoteKind::Environment,
+        format!(
+            "browser environment: viewport {}x{}, locale {}, timezone {}, colorScheme {}, reducedMotion {}, settleMs {}; allowed origins: {}",
+            env.width,
+            env.height,
+            env.locale,
+            env.timezone,
+            env.scheme,
+            env.motion,
+            env.settle_ms,
+            sh.allow.origins().join(", ")
         ),
-        cdp.call(
-            s,
-            "Emulation.setLocaleOverride",
-            json!({ "locale": locale })
-        ),
-        cdp.call(
-            s,
-            "Emulation.setTimezoneOverride",
-            json!({ "timezoneId": tz })
-        ),
-        cdp.call(
-            s,
-            "Emulation.setEmulatedMedia",
-            json!({ "features": [
-            { "name": "prefers-color-scheme", "value": scheme },
-            { "name": "prefers-reduced-motion", "value": motion } ] })
-        ),
-    );
-    for (what, r) in [
-        ("viewport", a),
-        ("locale", b),
-        ("timezone", c),
-        ("media", d),
-    ] {
-        if let Err(e) = r {
-            return Err(DriverError::new(
-                "web.emulation.failed",
-                format!("{what}: {e}"),
-            ));
-        }
-    }
-    sh.st().observations.push(format!(
-        "browser environment: viewport {w}x{h}, locale {locale}, timezone {tz}, colorScheme {scheme}, reducedMotion {motion}, settleMs {settle_ms}; allowed origins: {}",
-        sh.allow.origins().join(", ")
     ));
     let session = WebSession {
         page,
@@ -176,12 +171,60 @@ pub async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, Driver
         _static: static_server,
         children,
         proxy: Some(proxy),
-        reported_obs: 0,
+        reported_notes: 0,
         reported_blocked: BlockedRequests::default(),
     };
     let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
     session.page.navigate(start.as_str(), nav_deadline).await?;
     Ok(session)
+}
+
+/// Viewport, locale, timezone and media features of the main page.
+async fn emulate(page: &Page, env: &Environment) -> Result<(), DriverError> {
+    let metrics = SetDeviceMetricsOverride {
+        width: env.width,
+        height: env.height,
+        device_scale_factor: 1,
+        mobile: false,
+    };
+    let locale = SetLocaleOverride {
+        locale: env.locale.clone(),
+    };
+    let timezone = SetTimezoneOverride {
+        timezone_id: env.timezone.clone(),
+    };
+    let media = SetEmulatedMedia {
+        features: vec![
+            MediaFeature {
+                name: "prefers-color-scheme",
+                value: env.scheme,
+            },
+            MediaFeature {
+                name: "prefers-reduced-motion",
+                value: env.motion,
+            },
+        ],
+    };
+    let (a, b, c, d) = tokio::join!(
+        page.send(&metrics),
+        page.send(&locale),
+        page.send(&timezone),
+        page.send(&media),
+    );
+    for (what, r) in [
+        ("viewport", a.err()),
+        ("locale", b.err()),
+        ("timezone", c.err()),
+        ("media", d.err()),
+    ] {
+        if let Some(e) = r {
+            return Err(DriverError::new(
+                WebCode::EmulationFailed,
+                format!("{what}: {e}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 async fn base_url(
@@ -192,7 +235,7 @@ async fn base_url(
     static_server: &mut Option<StaticServer>,
     deadline: Deadline,
 ) -> Result<url::Url, DriverError> {
-    let bad = |e: url::ParseError| DriverError::new("web.target.url", e.to_string());
+    let bad = |e: url::ParseError| DriverError::new(WebCode::TargetUrl, e.to_string());
     if let Some(dir) = &t.serve {
         let s = server::serve_static(&flow.base_dir.join(dir)).await?;
         let u = url::Url::parse(&format!("{}/", s.origin)).map_err(bad)?;
@@ -209,12 +252,14 @@ async fn base_url(
         (Some(b), _) => url::Url::parse(b).map_err(bad),
         (None, Some(u)) => url::Url::parse(u).map_err(bad),
         (None, None) => Err(DriverError::new(
-            "web.target.url",
+            WebCode::TargetUrl,
             "target needs url, baseUrl, serve or server",
         )),
     }
 }
 
+/// Waits for the main page to be attached and contained (asking for one
+/// if Chromium opened none within 2 s).
 async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, DriverError> {
     let mut rx = sh.changed.subscribe();
     let mut created = false;
@@ -231,79 +276,69 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
         if step.run(rx.changed()).await.is_none() {
             if deadline.expired() {
                 return Err(DriverError::new(
-                    "web.launch.no_page",
+                    WebCode::LaunchNoPage,
                     "Chromium opened no page to drive",
                 ));
             }
             if !created {
                 created = true;
-                let _ = sh
-                    .cdp
-                    .call(None, "Target.createTarget", json!({ "url": "about:blank" }))
-                    .await;
+                let blank = CreateTarget {
+                    url: "about:blank".into(),
+                };
+                let _ = sh.cdp.call_typed(None, &blank).await;
             }
         }
+    }
+}
+
+/// The popup a step targets, by name (`None`: the step runs on the page
+/// or in a frame).
+fn popup_name(step: &Step) -> Option<&str> {
+    match &step.target {
+        Some(t) if t.kind == StepTargetKind::Popup => Some(t.name.as_deref().unwrap_or("")),
+        Some(_) | None => None,
     }
 }
 
 /// A popup step whose page closed under it (its target detached while the
 /// step ran) fails the way a step on an already closed popup does.
 fn popup_gone(step: &Step, e: DriverError) -> DriverError {
-    match &step.target {
-        Some(t)
-            if t.kind == qa_core::flow::StepTargetKind::Popup
-                && e.code.starts_with("web.cdp.target_") =>
-        {
-            DriverError::new(
-                "web.target.popup_closed",
-                format!("the popup {:?} has closed", t.name.as_deref().unwrap_or("")),
-            )
-        }
-        _ => e,
+    match popup_name(step) {
+        Some(name) if page::target_gone(&e) => page::popup_closed(name),
+        Some(_) | None => e,
     }
 }
 
 impl WebSession {
-    fn take_observations(&mut self) -> Vec<String> {
+    /// Notes since the last call: the pages' own, then blocked requests.
+    fn take_notes(&mut self) -> Vec<Note> {
         let blocked = self.page.sh.blocked();
         let st = self.page.sh.st();
-        let mut out: Vec<String> = st.observations[self.reported_obs..].to_vec();
-        self.reported_obs = st.observations.len();
-        out.extend(blocked.since(&self.reported_blocked).observations());
+        let mut out: Vec<Note> = st.notes[self.reported_notes..].to_vec();
+        self.reported_notes = st.notes.len();
+        out.extend(blocked.since(&self.reported_blocked).notes());
         self.reported_blocked = blocked;
         out
-    }
-
-    /// Every blocked request so far.
-    pub fn blocked_observations(&self) -> Vec<String> {
-        self.page.sh.blocked().observations()
     }
 }
 
 #[async_trait]
 impl SurfaceSession for WebSession {
-    async fn observe(&mut self) -> Result<Observation, DriverError> {
-        let d = Deadline::after_ms(5000);
-        let v = self
+    async fn observe(&mut self) -> Result<SurfaceState, DriverError> {
+        let info: PageInfo = self
             .page
-            .eval("page", &json!({}), &json!({}), d)
+            .dom(&DomOp::PageInfo, Deadline::after_ms(4000))
             .await
-            .map_err(|e| DriverError::new("web.observe.failed", format!("{e:?}")))?;
-        let blocked = self.page.sh.blocked().total();
+            .map_err(|e| DriverError::new(WebCode::ObserveFailed, format!("{e:?}")))?;
+        let blocked_requests = self.page.sh.blocked().total();
         let st = self.page.sh.st();
-        let errors = st
-            .console
-            .iter()
-            .filter(|e| crate::events::counts_as_error(e))
-            .count();
-        Ok(Observation {
-            summary: format!(
-                "page {} ({} console errors, {} blocked requests)",
-                v["ready"].as_str().unwrap_or("?"),
-                errors,
-                blocked
-            ),
-            detail: json!({ "url": crate::events::split_url(v["url"].as_str().unwrap_or("")).0, "readyState": v["ready"], "consoleErrors": errors, "blockedRequests": blocked }),
+        Ok(SurfaceState::Page {
+            url: split_url(&info.url).0,
+            title: bounded(&info.title, 200),
+            ready_state: info.ready,
+            console_errors: u32::try_from(st.console_errors()).unwrap_or(u32::MAX),
+            blocked_requests,
+            popups: u32::try_from(st.popups.len()).unwrap_or(u32::MAX),
         })
     }
 
@@ -312,25 +347,24 @@ impl SurfaceSession for WebSession {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
-        let r = match crate::scope::enter(&self.page, step, true, deadline).await {
-            Ok(crate::scope::Entered::Ready(scope)) => {
-                steps::perform(&scope.page, &self.base, &self.ctx.evidence, step, deadline).await
+        let r = match page::enter(&self.page, step, true, deadline).await {
+            Ok(Entered::Ready(page)) => {
+                steps::perform(&page, &self.base, &self.ctx.evidence, step, deadline).await
             }
-            Ok(crate::scope::Entered::NotYet(why)) => {
-                Err(DriverError::new("web.target.frame_not_found", why))
-            }
+            Ok(Entered::NotYet(why)) => Err(DriverError::new(WebCode::TargetFrameNotFound, why)),
             Err(e) => Err(e),
         };
         let r = r.map_err(|e| popup_gone(step, e));
-        let obs = self.take_observations();
+        let notes = self.take_notes();
         match r {
             Ok(mut o) => {
-                o.observations.extend(obs);
+                o.notes.extend(notes);
                 Ok(o)
             }
             Err(mut e) => {
-                if !obs.is_empty() {
-                    e.message = format!("{} [{}]", e.message, obs.join("; "));
+                if !notes.is_empty() {
+                    let m: Vec<&str> = notes.iter().map(|n| n.message.as_str()).collect();
+                    e.message = format!("{} [{}]", e.message, m.join("; "));
                 }
                 Err(e)
             }
@@ -338,27 +372,22 @@ impl SurfaceSession for WebSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
-        let r = match crate::scope::enter(&self.page, step, false, deadline).await? {
-            crate::scope::Entered::Ready(scope) => steps::verify(&scope.page, step, deadline).await,
-            crate::scope::Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
+        let r = match page::enter(&self.page, step, false, deadline).await? {
+            Entered::Ready(page) => steps::verify(&page, step, deadline).await,
+            Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
         };
         r.map_err(|e| popup_gone(step, e))
     }
 
-    async fn capture_failure(&mut self, step: &Step) -> Vec<qa_core::Artifact> {
+    async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
         let mut named = step.clone();
         named.name = Some(format!("failure-step{}", step.index + 1));
         // A step in a popup leaves the popup's picture; a step in a frame
         // (or a closed popup) the page's.
-        let popup = match &step.target {
-            Some(t) if t.kind == qa_core::flow::StepTargetKind::Popup => {
-                crate::scope::popup_page(&self.page, t.name.as_deref().unwrap_or("")).ok()
-            }
-            _ => None,
-        };
+        let popup = popup_name(step).and_then(|n| page::popup_page(&self.page, n).ok());
         let page = popup.as_ref().unwrap_or(&self.page);
         let _ = page.ensure_front().await;
-        let shot = crate::artifacts::screenshot(
+        artifacts::screenshot(
             page,
             &self.ctx.evidence,
             &named,
@@ -367,22 +396,22 @@ impl SurfaceSession for WebSession {
             Deadline::after_ms(4000),
         )
         .await
-        .unwrap_or_default();
-        shot
+        .ok()
+        .flatten()
+        .into_iter()
+        .collect()
     }
 
     async fn close(mut self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult {
-            observations: self.take_observations(),
+            notes: self.take_notes(),
             ..Default::default()
         };
-        result.artifacts = crate::artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
+        artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
         let cdp = self.page.sh.cdp.clone();
-        let _ = tokio::time::timeout(
-            Duration::from_millis(500),
-            cdp.call(None, "Browser.close", json!({})),
-        )
-        .await;
+        let _ = cdp
+            .call_typed_with_timeout(None, &BrowserClose {}, Duration::from_millis(500))
+            .await;
         cdp.close();
         result.cleanup = self
             .ctx
@@ -398,13 +427,12 @@ impl SurfaceSession for WebSession {
             let here = proxy.blocked_here();
             drop(proxy);
             if !here.is_empty() {
-                result.observations.push(format!(
-                    "of these, blocked at the network proxy (not seen by in-browser interception): {}",
-                    here.observations()
-                        .iter()
-                        .map(|l| l.trim_start_matches("blocked ").to_string())
-                        .collect::<Vec<_>>()
-                        .join("; ")
+                result.notes.push(Note::new(
+                    NoteKind::BlockedRequest,
+                    format!(
+                        "of these, blocked at the network proxy (not seen by in-browser interception): {}",
+                        here.summary()
+                    ),
                 ));
             }
         }

@@ -30,8 +30,7 @@ async fn form_fill_click_and_assert() {
         .iter()
         .any(|x| x.starts_with("browser environment: viewport 1280x720")));
     assert!(o
-        .close
-        .artifacts
+        .close_artifacts
         .iter()
         .any(|a| a.path.ends_with("network.jsonl")));
 }

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use qa_web::cdp::{Cdp, CdpError};
+use qa_web::testing::cdp::{Cdp, CdpError};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -69,13 +69,14 @@ struct Browser {
 
 async fn browser() -> Browser {
     let run = context();
-    let exe =
-        qa_web::launch::find_chromium(None).expect("Chromium is installed (cargo xtask deps)");
+    let exe = qa_web::testing::launch::find_chromium(None)
+        .expect("Chromium is installed (cargo xtask deps)");
     let profile = run.ctx.evidence.scratch_dir("chromium-profile").unwrap();
     let root = qa_core::Host::current().is_root;
     // No page here loads anything: the proxy address is never used.
-    let args = qa_web::launch::chromium_args(&profile, root, "en-US", "http://127.0.0.1:9");
-    let launched = qa_web::launch::launch(
+    let args =
+        qa_web::testing::launch::chromium_args(&profile, root, "en-US", "http://127.0.0.1:9");
+    let launched = qa_web::testing::launch::launch(
         &exe,
         &args,
         &profile,

@@ -72,11 +72,13 @@ async fn step(o: &mut Open, i: usize) -> (Vec<Artifact>, Vec<String>) {
             }
         }
         _ => {
+            let published = o.run.ctx.evidence.artifacts().len();
             let out =
                 o.s.perform(st, deadline)
                     .await
                     .unwrap_or_else(|e| panic!("step {}: {}: {}", i + 1, e.code, e.message));
-            (out.artifacts, out.observations)
+            let written = o.run.ctx.evidence.artifacts()[published..].to_vec();
+            (written, messages(&out.notes))
         }
     }
 }
@@ -87,7 +89,7 @@ async fn close(o: Open) -> (Vec<String>, Run) {
     let closed = o.s.close(Deadline::after_ms(15_000)).await;
     assert!(closed.cleanup.left.is_empty(), "{:?}", closed.cleanup.left);
     assert!(processes_mentioning(&o.profile).is_empty());
-    (closed.observations, o.run)
+    (messages(&closed.notes), o.run)
 }
 
 /// OCR of `png` reads the control word but not the secret.

@@ -262,8 +262,9 @@ async fn failure_evidence_is_the_popup_or_the_page() {
     let d = || Deadline::after_ms(15_000);
     let mut shots = Vec::new();
     for step in &flow.steps[..3] {
-        let out = s.perform(step, d()).await.unwrap();
-        shots.extend(out.artifacts);
+        let published = run.ctx.evidence.artifacts().len();
+        s.perform(step, d()).await.unwrap();
+        shots.extend(run.ctx.evidence.artifacts()[published..].to_vec());
     }
     let bytes = |a: &qa_core::Artifact| std::fs::read(&a.path).unwrap();
     let (popup, page) = (bytes(&shots[0]), bytes(&shots[1]));

@@ -128,13 +128,14 @@ pub enum EvidenceError {
 
 impl EvidenceError {
     /// The stable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> crate::codes::CoreCode {
+        use crate::codes::CoreCode;
         match self {
-            EvidenceError::UnsafeName(_) => "evidence.unsafe_name",
-            EvidenceError::Symlink(_) => "evidence.symlink",
-            EvidenceError::Exists(_) => "evidence.exists",
-            EvidenceError::Swapped(_) => "evidence.swapped",
-            EvidenceError::Io { .. } => "evidence.io",
+            EvidenceError::UnsafeName(_) => CoreCode::EvidenceUnsafeName,
+            EvidenceError::Symlink(_) => CoreCode::EvidenceSymlink,
+            EvidenceError::Exists(_) => CoreCode::EvidenceExists,
+            EvidenceError::Swapped(_) => CoreCode::EvidenceSwapped,
+            EvidenceError::Io { .. } => CoreCode::EvidenceIo,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Locators (how a step names an element) and string matchers.
+//! Locators: how a step names an element.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -226,100 +226,9 @@ pub enum StepTargetKind {
     Frame,
 }
 
-/// A string matcher: exactly one of `equals`, `includes`, `regex`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Matcher {
-    /// The whole string equals this.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub equals: Option<String>,
-    /// The string contains this.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub includes: Option<String>,
-    /// The string matches this regular expression (Rust `regex` syntax).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub regex: Option<String>,
-}
-
-impl Matcher {
-    /// Builds a matcher from the three optional fields of a step.
-    pub fn from_parts(
-        equals: &Option<String>,
-        includes: &Option<String>,
-        regex: &Option<String>,
-    ) -> Matcher {
-        Matcher {
-            equals: equals.clone(),
-            includes: includes.clone(),
-            regex: regex.clone(),
-        }
-    }
-
-    /// How many of the three fields are set.
-    pub fn count_set(&self) -> usize {
-        [
-            self.equals.is_some(),
-            self.includes.is_some(),
-            self.regex.is_some(),
-        ]
-        .iter()
-        .filter(|b| **b)
-        .count()
-    }
-
-    /// Whether `actual` satisfies the matcher. An invalid regex never matches
-    /// (validation rejects it before a run).
-    pub fn matches(&self, actual: &str) -> bool {
-        if let Some(e) = &self.equals {
-            return actual == e;
-        }
-        if let Some(i) = &self.includes {
-            return actual.contains(i.as_str());
-        }
-        if let Some(r) = &self.regex {
-            return regex::Regex::new(r)
-                .map(|re| re.is_match(actual))
-                .unwrap_or(false);
-        }
-        false
-    }
-
-    /// A description of the expectation in the flow's own words.
-    pub fn describe(&self) -> String {
-        if let Some(e) = &self.equals {
-            return format!("equals {e:?}");
-        }
-        if let Some(i) = &self.includes {
-            return format!("includes {i:?}");
-        }
-        if let Some(r) = &self.regex {
-            return format!("matches /{r}/");
-        }
-        "matches nothing".into()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn matcher_kinds() {
-        let m = Matcher {
-            equals: None,
-            includes: Some("ell".into()),
-            regex: None,
-        };
-        assert!(m.matches("hello"));
-        assert!(!m.matches("help"));
-        let r = Matcher {
-            equals: None,
-            includes: None,
-            regex: Some("^h.l+o$".into()),
-        };
-        assert!(r.matches("hello"));
-        assert!(!r.matches("ahello"));
-    }
 
     #[test]
     fn locator_kinds() {

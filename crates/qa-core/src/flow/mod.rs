@@ -5,14 +5,18 @@
 //! rejects anything it does not understand with a [`FlowError`] that carries a
 //! stable code, the JSON pointer of the offending value and its line/column.
 
+mod error;
 mod locator;
+mod matcher;
 pub(crate) mod parse;
 mod steps;
 pub(crate) mod target;
 mod validate;
 
-pub use locator::{Locator, LocatorKind, Matcher, PathSegment, StepTarget, StepTargetKind};
-pub use parse::{escape_token, FlowError, FlowErrorCode, ParseLimits};
+pub use error::{escape_token, FlowError, FlowErrorCode};
+pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
+pub use matcher::{text_or_regex_matches, Matcher, Pattern};
+pub use parse::ParseLimits;
 pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,

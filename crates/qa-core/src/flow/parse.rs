@@ -1,13 +1,13 @@
 //! JSONC → validated [`Flow`], with JSON pointers and line/column for every error.
 
+use super::error::{escape_token, FlowError, FlowErrorCode};
 use super::steps::{Action, BrowserAction, DesktopAction, TerminalAction};
 use super::target::{Environment, RawTarget, TargetKind, Viewport};
 use super::validate::{validate_target, validate_viewport};
 use super::{Flow, Step, DEFAULT_MAX_STEPS, MAX_FLOW_BYTES};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
 
 /// Limits applied while parsing.
@@ -29,174 +29,6 @@ impl Default for ParseLimits {
             max_string_bytes: 1024 * 1024,
         }
     }
-}
-
-/// Stable codes of flow errors (`flow.<name>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum FlowErrorCode {
-    /// The file could not be read.
-    Io,
-    /// The file is larger than the limit.
-    TooLarge,
-    /// Not valid JSONC.
-    Syntax,
-    /// The same key twice in one object.
-    DuplicateKey,
-    /// A field the format does not define.
-    UnknownField,
-    /// An action the target kind does not define.
-    UnknownAction,
-    /// A value of the wrong JSON type.
-    WrongType,
-    /// A required field is missing (or a required choice is not made).
-    MissingField,
-    /// A value outside its allowed range.
-    OutOfRange,
-    /// No target kind, or more than one, or `kind` contradicts the target.
-    TargetKind,
-    /// More steps than allowed.
-    TooManySteps,
-    /// No steps.
-    NoSteps,
-    /// A locator with no kind or several kinds.
-    InvalidLocator,
-    /// A matcher with no or several comparisons.
-    InvalidMatcher,
-    /// A regex that does not compile.
-    InvalidRegex,
-    /// An unknown key name.
-    InvalidKey,
-    /// Raw control characters in typed text.
-    ControlCharacter,
-    /// A path that escapes its directory or is absolute.
-    UnsafePath,
-    /// An origin that is not `scheme://host[:port]`.
-    InvalidOrigin,
-    /// A URL that does not parse.
-    InvalidUrl,
-    /// The selected driver cannot perform this action.
-    UnsupportedStep,
-    /// The selected driver cannot resolve this locator kind.
-    UnsupportedLocator,
-    /// A NUL character in a string handed to a process (argv, env, cwd) or
-    /// used as a path; no process can receive it.
-    NulCharacter,
-}
-
-impl FlowErrorCode {
-    /// The stable machine code, e.g. `flow.unknown_field`.
-    pub fn as_str(self) -> &'static str {
-        use FlowErrorCode::*;
-        match self {
-            Io => "flow.io",
-            TooLarge => "flow.too_large",
-            Syntax => "flow.syntax",
-            DuplicateKey => "flow.duplicate_key",
-            UnknownField => "flow.unknown_field",
-            UnknownAction => "flow.unknown_action",
-            WrongType => "flow.wrong_type",
-            MissingField => "flow.missing_field",
-            OutOfRange => "flow.out_of_range",
-            TargetKind => "flow.target_kind",
-            TooManySteps => "flow.too_many_steps",
-            NoSteps => "flow.no_steps",
-            InvalidLocator => "flow.invalid_locator",
-            InvalidMatcher => "flow.invalid_matcher",
-            InvalidRegex => "flow.invalid_regex",
-            InvalidKey => "flow.invalid_key",
-            ControlCharacter => "flow.control_character",
-            UnsafePath => "flow.unsafe_path",
-            InvalidOrigin => "flow.invalid_origin",
-            InvalidUrl => "flow.invalid_url",
-            UnsupportedStep => "flow.unsupported_step",
-            UnsupportedLocator => "flow.unsupported_locator",
-            NulCharacter => "flow.nul_character",
-        }
-    }
-}
-
-/// An invalid flow: stable code, JSON pointer, position and a message that
-/// says what to change.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FlowError {
-    /// Stable code.
-    pub code: &'static str,
-    /// JSON pointer (RFC 6901) of the offending value; `""` is the whole document.
-    pub pointer: String,
-    /// 1-based line, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    /// 1-based column (in characters), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl FlowError {
-    /// A new error without a position.
-    pub fn new(
-        code: FlowErrorCode,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        FlowError {
-            code: code.as_str(),
-            pointer: pointer.into(),
-            line: None,
-            column: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl FlowError {
-    /// Gives an error that has no position yet (for example one found by
-    /// driver admission after parsing) the line/column of its pointer in
-    /// `source`, the flow text it was parsed from. An error that already has
-    /// a position, or a source that does not parse, is returned unchanged.
-    pub fn with_position(self, source: &str) -> FlowError {
-        if self.line.is_some() {
-            return self;
-        }
-        match to_value(source) {
-            Ok((_, positions)) => positions.locate(self),
-            Err(_) => self,
-        }
-    }
-
-    fn at_offset(mut self, bytes: &[u8], offset: usize) -> FlowError {
-        let (l, c) = line_col(bytes, offset);
-        self.line = Some(l);
-        self.column = Some(c);
-        self
-    }
-}
-
-impl fmt::Display for FlowError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ptr = if self.pointer.is_empty() {
-            "(document)"
-        } else {
-            &self.pointer
-        };
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => write!(
-                f,
-                "{} at {} (line {l}, column {c}): {}",
-                self.code, ptr, self.message
-            ),
-            _ => write!(f, "{} at {}: {}", self.code, ptr, self.message),
-        }
-    }
-}
-
-impl std::error::Error for FlowError {}
-
-/// Escapes one reference token of a JSON pointer.
-pub fn escape_token(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
 
 /// Byte offsets of every value (and property name) in the source text, by pointer.
@@ -233,23 +65,20 @@ impl Positions<'_> {
     }
 }
 
-/// 1-based line and column (in characters) of byte `offset`. Works on raw
-/// bytes so that it also places offsets in text that is not valid UTF-8 (a
-/// column counts the UTF-8 sequences before it on its line).
-fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
-    let before = &bytes[..offset.min(bytes.len())];
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    // Count every byte that does not continue a UTF-8 sequence.
-    let col = before[line_start..]
-        .iter()
-        .filter(|&&b| b & 0xC0 != 0x80)
-        .count()
-        + 1;
-    (line, col)
+impl FlowError {
+    /// Gives an error that has no position yet (for example one found by
+    /// driver admission after parsing) the line/column of its pointer in
+    /// `source`, the flow text it was parsed from. An error that already has
+    /// a position, or a source that does not parse, is returned unchanged.
+    pub fn with_position(self, source: &str) -> FlowError {
+        if self.line.is_some() {
+            return self;
+        }
+        match to_value(source) {
+            Ok((_, positions)) => positions.locate(self),
+            Err(_) => self,
+        }
+    }
 }
 
 fn too_large(bytes: &[u8], size: Option<u64>, limit: usize) -> FlowError {
@@ -541,7 +370,13 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
             msg = stripped.to_string();
         }
     }
-    let code = if msg.starts_with("unknown field") {
+    let code = if msg.starts_with(super::matcher::INVALID_REGEX) {
+        FlowErrorCode::InvalidRegex
+    } else if let Some(rest) = msg.strip_prefix(crate::keys::INVALID_KEY) {
+        // The driver-independent message names the key problem alone.
+        msg = rest.trim_start_matches(": ").to_string();
+        FlowErrorCode::InvalidKey
+    } else if msg.starts_with("unknown field") {
         FlowErrorCode::UnknownField
     } else if msg.starts_with("missing field") {
         FlowErrorCode::MissingField

@@ -1,6 +1,6 @@
 //! Target, viewport and path validation.
 
-use super::parse::{escape_token, FlowError, FlowErrorCode};
+use super::error::{escape_token, FlowError, FlowErrorCode};
 use super::target::{
     ApplicationTarget, BrowserTarget, CommandTarget, RawTarget, Target, TargetKind, Viewport,
 };

@@ -125,6 +125,10 @@ impl Owner {
         report
     }
 
+    pub(super) fn hang_up(&self, _pid: u32) -> bool {
+        false
+    }
+
     pub(super) fn kill_all_now(&self) {
         for (pid, _) in self.roots.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             signal_group(*pid, libc::SIGKILL);

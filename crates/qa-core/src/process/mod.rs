@@ -91,6 +91,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+pub mod identity;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
@@ -139,7 +140,38 @@ pub struct EndedProcess {
     /// What the run called it (`chromium`, `target`, `xvfb`, …).
     pub label: String,
     /// How it ended: `exited` (already gone), `SIGTERM` or `SIGKILL`.
-    pub how: String,
+    pub how: Ending,
+}
+
+/// How an owned process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum Ending {
+    /// It was already gone when cleanup looked (it exited on its own).
+    #[serde(rename = "exited")]
+    Exited,
+    /// It ended after SIGTERM.
+    #[serde(rename = "SIGTERM")]
+    Sigterm,
+    /// It was killed with SIGKILL.
+    #[serde(rename = "SIGKILL")]
+    Sigkill,
+}
+
+impl Ending {
+    /// The wire name (`exited`, `SIGTERM`, `SIGKILL`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Exited => "exited",
+            Ending::Sigterm => "SIGTERM",
+            Ending::Sigkill => "SIGKILL",
+        }
+    }
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One process cleanup could not end.
@@ -337,6 +369,15 @@ impl ProcessOwner {
     /// claimed even if they escaped before the sampler saw them.
     pub fn marker(&self) -> (&'static str, String) {
         (OWNER_ENV, self.platform.marker(None))
+    }
+
+    /// Sends SIGHUP to the process group led by `pid` — only if `pid` is a
+    /// process this owner registered, it leads its own session, and it is
+    /// still the same process (its start time matches). This is how a
+    /// terminal driver tells its program the terminal hung up. Returns
+    /// whether the signal was sent.
+    pub fn hang_up(&self, pid: u32) -> bool {
+        self.platform.hang_up(pid)
     }
 
     /// Prepares, marks, spawns and registers a command.

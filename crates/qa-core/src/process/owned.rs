@@ -2,7 +2,7 @@
 
 use super::linux::{self, Sent, Stat};
 use super::tree::{find_owned, Found, Known, Session, Tracked};
-use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, LeftProcess, OWNER_ENV};
+use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, Ending, LeftProcess, OWNER_ENV};
 use crate::deadline::Deadline;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -153,6 +153,26 @@ impl Owner {
             if started.is_err() {
                 st.sampler = false;
             }
+        }
+    }
+
+    pub(super) fn hang_up(&self, pid: u32) -> bool {
+        let start = {
+            let st = self.shared.lock();
+            st.roots.iter().find(|r| r.pid == pid).and_then(|r| r.start)
+        };
+        let Some(start) = start else { return false };
+        match linux::read_stat(pid) {
+            Some(s) if s.start == start && !s.is_dead() && s.leads_session() => {
+                #[allow(unsafe_code)]
+                // SAFETY: kill(2) on the process group led by a process this
+                // owner started and registered, whose identity was just
+                // verified; the group id equals its pid after setsid.
+                unsafe {
+                    libc::kill(-(pid as i32), libc::SIGHUP) == 0
+                }
+            }
+            _ => false,
         }
     }
 
@@ -323,12 +343,23 @@ enum Phase {
     Killed,
 }
 
+impl Phase {
+    /// How a process that is now gone ended, given the last signal sent.
+    fn ending(self) -> Ending {
+        match self {
+            Phase::Running => Ending::Exited,
+            Phase::Termed => Ending::Sigterm,
+            Phase::Killed => Ending::Sigkill,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     stat: Stat,
     root: u32,
     phase: Phase,
-    how: Option<&'static str>,
+    how: Option<Ending>,
     error: Option<i32>,
 }
 
@@ -402,11 +433,7 @@ impl<'a> Cleanup<'a> {
                 .get(&e.stat.pid)
                 .is_none_or(|s| s.start != e.stat.start || s.is_dead());
             if gone && e.how.is_none() {
-                e.how = Some(match e.phase {
-                    Phase::Running => "exited",
-                    Phase::Termed => "SIGTERM",
-                    Phase::Killed => "SIGKILL",
-                });
+                e.how = Some(e.phase.ending());
             }
         }
         for o in found.owned {
@@ -421,7 +448,7 @@ impl<'a> Cleanup<'a> {
                 error: None,
             });
             if o.stat.is_dead() && e.how.is_none() {
-                e.how = Some("exited");
+                e.how = Some(Ending::Exited);
             }
         }
         let Some(sig) = sig else { return };
@@ -436,13 +463,7 @@ impl<'a> Cleanup<'a> {
             }
             match linux::signal_verified(e.stat.pid, e.stat.start, sig) {
                 Sent::Delivered => e.phase = phase,
-                Sent::Gone => {
-                    e.how = Some(match e.phase {
-                        Phase::Running => "exited",
-                        Phase::Termed => "SIGTERM",
-                        Phase::Killed => "SIGKILL",
-                    })
-                }
+                Sent::Gone => e.how = Some(e.phase.ending()),
                 Sent::Failed(errno) => e.error = Some(errno),
             }
         }
@@ -511,7 +532,7 @@ impl<'a> Cleanup<'a> {
                 report.ended.push(EndedProcess {
                     pid: r.pid,
                     label: r.label.clone(),
-                    how: "exited".into(),
+                    how: Ending::Exited,
                 });
             }
         }
@@ -530,7 +551,7 @@ impl<'a> Cleanup<'a> {
                 Some(how) => report.ended.push(EndedProcess {
                     pid: e.stat.pid,
                     label,
-                    how: how.into(),
+                    how,
                 }),
                 None => {
                     left_sids.insert(e.stat.sid);

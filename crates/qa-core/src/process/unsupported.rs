@@ -45,5 +45,9 @@ impl Owner {
         report
     }
 
+    pub(super) fn hang_up(&self, _pid: u32) -> bool {
+        false
+    }
+
     pub(super) fn kill_all_now(&self) {}
 }

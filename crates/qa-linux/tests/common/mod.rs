@@ -1,14 +1,13 @@
-//! A tiny runner for the driver's integration tests: perform for actions,
-//! verify on the shared cadence for assertions, close, and check /proc.
+//! Helpers for the driver's integration tests: flows run through the shared
+//! `conformance::drive` (the runner's own step execution), then checks of
+//! what was left running.
 
 #![allow(dead_code)]
 
-use qa_core::flow::StepClass;
-use qa_core::process::{CleanupReport, ProcessOwner};
-use qa_core::{
-    Artifact, Cadence, Deadline, DriverError, Evidence, Flow, RunOptions, Secrets, SessionContext,
-    SurfaceDriver, Verdict,
-};
+use qa_core::conformance::{self, DriveOptions, Workspace};
+use qa_core::process::CleanupReport;
+use qa_core::runner::StepEnd;
+use qa_core::{Artifact, DriverError, Flow, RunOptions};
 use qa_linux::LinuxDesktopDriver;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,7 +27,7 @@ pub struct Run {
     pub elapsed: std::time::Duration,
     /// The detail of every performed step, in order.
     pub details: Vec<String>,
-    _dir: tempfile::TempDir,
+    _dir: Workspace,
 }
 
 pub fn fixtures() -> PathBuf {
@@ -72,105 +71,52 @@ pub async fn run_with(flow_text: &str, options: RunOptions) -> Run {
 /// passed, polls `done` (every 50 ms, for up to `limit`) before closing —
 /// for an effect of the last step that lands a moment later (a program
 /// writing its answer as it exits), instead of a fixed sleep in the flow.
-pub async fn run_until(flow_text: &str, done: &dyn Fn() -> bool, limit: Duration) -> Run {
+pub async fn run_until(
+    flow_text: &str,
+    done: impl Fn() -> bool + Send + Sync + 'static,
+    limit: Duration,
+) -> Run {
     let options = RunOptions {
         virtual_display: true,
         ..Default::default()
     };
-    run_inner(flow_text, options, Some((done, limit))).await
+    run_inner(flow_text, options, Some((Arc::new(done), limit))).await
 }
 
 async fn run_inner(
     flow_text: &str,
     options: RunOptions,
-    before_close: Option<(&dyn Fn() -> bool, Duration)>,
+    before_close: Option<(Arc<dyn Fn() -> bool + Send + Sync>, Duration)>,
 ) -> Run {
     let started = std::time::Instant::now();
     let flow = Flow::parse(flow_text, &fixtures()).expect("flow parses");
-    let dir = tempfile::tempdir().unwrap();
-    let secrets = Arc::new(Secrets::new());
-    let evidence = Arc::new(Evidence::create(dir.path(), "run", secrets.clone()).unwrap());
-    let run_dir = evidence.run_dir().to_path_buf();
-    let ctx = SessionContext {
-        evidence: evidence.clone(),
-        processes: Arc::new(ProcessOwner::new()),
-        secrets,
-        flow_deadline: Deadline::after_ms(flow.flow_timeout_ms()),
-        options,
+    let opts = DriveOptions {
+        run: options,
+        before_close,
+        ..Default::default()
     };
-    let processes = ctx.processes.clone();
-    let flow_deadline = ctx.flow_deadline;
-    let driver = LinuxDesktopDriver::new();
-    let mut error = None;
-    let mut details = Vec::new();
-    let cleanup;
-    match driver.open(&flow, ctx).await {
-        Err(e) => {
-            error = Some(e);
-            cleanup = processes
-                .end_all(qa_core::process::DEFAULT_GRACE, Deadline::after_ms(30_000))
-                .await;
-        }
-        Ok(mut session) => {
-            for step in &flow.steps {
-                let deadline = Deadline::after_ms(step.step_timeout_ms()).min(flow_deadline);
-                let r = match step.class() {
-                    StepClass::Action => session.perform(step, deadline).await.map(|o| {
-                        details.extend(o.detail);
-                    }),
-                    StepClass::Runner => {
-                        let ms = step.action.wait_for_timeout_ms().unwrap_or(0);
-                        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-                        Ok(())
-                    }
-                    StepClass::Assertion => {
-                        let mut cadence = Cadence::new();
-                        let mut last = String::new();
-                        loop {
-                            if !cadence.wait(deadline).await {
-                                break Err(DriverError::new(
-                                    "test.assertion.timeout",
-                                    format!(
-                                        "step {} ({}) did not hold: {last}",
-                                        step.index + 1,
-                                        step.action_name()
-                                    ),
-                                ));
-                            }
-                            match session.verify(step, deadline).await {
-                                Ok(Verdict::Holds) => break Ok(()),
-                                Ok(Verdict::NotYet { observed }) => last = observed,
-                                Ok(Verdict::Fails { reason }) => {
-                                    break Err(DriverError::new("test.assertion.fails", reason))
-                                }
-                                Err(e) => break Err(e),
-                            }
-                        }
-                    }
-                };
-                if let Err(e) = r {
-                    error = Some(e);
-                    break;
-                }
-            }
-            if let (None, Some((done, limit))) = (&error, before_close) {
-                let until = std::time::Instant::now() + limit;
-                while !done() && std::time::Instant::now() < until {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-            let closed = session.close(Deadline::after_ms(30_000)).await;
-            cleanup = closed.cleanup;
-        }
-    }
+    let d = conformance::drive(
+        &LinuxDesktopDriver::new(),
+        &flow,
+        opts,
+        conformance::stop_on_failure,
+    )
+    .await;
     Run {
-        error,
-        artifacts: evidence.artifacts(),
-        cleanup,
-        run_dir,
+        error: d.error(),
+        artifacts: d.artifacts(),
+        details: d
+            .steps
+            .iter()
+            .filter_map(|s| match &s.run.end {
+                StepEnd::Passed(Some(detail)) => Some(detail.clone()),
+                _ => None,
+            })
+            .collect(),
+        run_dir: d.run_dir().to_path_buf(),
+        cleanup: d.close.cleanup,
         elapsed: started.elapsed(),
-        details,
-        _dir: dir,
+        _dir: d.workspace,
     }
 }
 

@@ -1,17 +1,16 @@
-//! A small runner for tests: performs actions once and verifies assertions
-//! on the shared cadence, the way the qa-core runner does.
+//! Test helpers: flows run through the shared `conformance::drive` (the
+//! runner's own step execution), the fixture program, replay checks.
 
 #![allow(dead_code)]
 
+use qa_core::conformance::{self, DriveOptions, Workspace};
 use qa_core::evidence::Evidence;
-use qa_core::flow::{Flow, StepClass};
+use qa_core::flow::Flow;
 use qa_core::process::ProcessOwner;
-use qa_core::{
-    Cadence, CloseResult, Deadline, RunOptions, Secrets, SessionContext, SurfaceDriver, Verdict,
-};
+use qa_core::{CloseResult, Deadline, RunOptions, Secrets, SessionContext};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What a flow run produced.
 pub struct Run {
@@ -21,8 +20,10 @@ pub struct Run {
     pub close: CloseResult,
     /// The run directory.
     pub run_dir: PathBuf,
+    /// The evidence store: the single record of published artifacts.
+    pub evidence: Arc<Evidence>,
     /// Keeps the workspace alive.
-    pub workspace: tempfile::TempDir,
+    pub workspace: Workspace,
     /// Time per step.
     pub durations: Vec<Duration>,
 }
@@ -48,8 +49,8 @@ impl Run {
     pub fn replay(&self) -> PathBuf {
         PathBuf::from(
             &self
-                .close
-                .artifacts
+                .evidence
+                .artifacts()
                 .iter()
                 .find(|a| a.path.ends_with(".cast"))
                 .expect("a replay artifact")
@@ -90,63 +91,32 @@ pub fn context(workspace: &Path) -> SessionContext {
     }
 }
 
-/// Parses and runs a flow whose relative paths resolve against `base`.
+/// Parses and runs a flow whose relative paths resolve against `base`,
+/// through the shared `conformance::drive` (the runner's own step
+/// execution), stopping at the first failure.
 pub async fn run_flow(jsonc: &str, base: &Path) -> Run {
     let flow = Flow::parse(jsonc, base).unwrap_or_else(|e| panic!("flow: {e:?}"));
-    let workspace = tempfile::tempdir().unwrap();
-    let ctx = context(workspace.path());
-    let run_dir = ctx.evidence.run_dir().to_path_buf();
-    let driver = qa_tui::TuiDriver::new();
-    let mut session = driver
-        .open(&flow, ctx)
-        .await
-        .unwrap_or_else(|e| panic!("open: {e}"));
-    let mut steps = Vec::new();
-    let mut durations = Vec::new();
-    for step in &flow.steps {
-        let t0 = Instant::now();
-        let deadline = Deadline::after_ms(step.step_timeout_ms());
-        let r = match step.class() {
-            StepClass::Action => session
-                .perform(step, deadline)
-                .await
-                .map(|o| o.detail.unwrap_or_default())
-                .map_err(|e| e.to_string()),
-            StepClass::Assertion => {
-                let mut cadence = Cadence::new();
-                let mut last = String::new();
-                loop {
-                    if !cadence.wait(deadline).await {
-                        break Err(format!("timed out: {last}"));
-                    }
-                    match session.verify(step, deadline).await {
-                        Ok(Verdict::Holds) => break Ok("holds".to_string()),
-                        Ok(Verdict::NotYet { observed }) => last = observed,
-                        Ok(Verdict::Fails { reason }) => break Err(reason),
-                        Err(e) => break Err(e.to_string()),
-                    }
-                }
-            }
-            StepClass::Runner => {
-                let ms = step.action.wait_for_timeout_ms().unwrap_or(0);
-                tokio::time::sleep(Duration::from_millis(ms)).await;
-                Ok(String::new())
-            }
-        };
-        durations.push(t0.elapsed());
-        let failed = r.is_err();
-        steps.push(r);
-        if failed {
-            break;
-        }
+    let opts = DriveOptions {
+        flow_timeout: Some(Duration::from_secs(120)),
+        ..Default::default()
+    };
+    let d = conformance::drive(
+        &qa_tui::TuiDriver::new(),
+        &flow,
+        opts,
+        conformance::stop_on_failure,
+    )
+    .await;
+    if let Some(e) = &d.open_error {
+        panic!("open: {e}");
     }
-    let close = session.close(Deadline::after_ms(30_000)).await;
     Run {
-        steps,
-        close,
-        run_dir,
-        workspace,
-        durations,
+        steps: d.steps.iter().map(|s| s.result()).collect(),
+        durations: d.steps.iter().map(|s| s.duration).collect(),
+        run_dir: d.run_dir().to_path_buf(),
+        evidence: d.evidence.clone(),
+        close: d.close,
+        workspace: d.workspace,
     }
 }
 

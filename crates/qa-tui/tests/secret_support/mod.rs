@@ -1,6 +1,6 @@
-//! Runs a terminal flow with secrets configured (the way the qa-core runner
-//! does: actions once, assertions on the shared cadence, the failure capture
-//! when an assertion fails) and inspects what it published.
+//! Runs a terminal flow with secrets configured through the shared
+//! `conformance::drive` (the runner's own step execution and failure
+//! capture) and inspects what it published.
 
 #![allow(dead_code)]
 
@@ -8,22 +8,18 @@ use alacritty_terminal::event::VoidListener;
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
+use qa_core::conformance::{self, DriveOptions, Workspace};
 use qa_core::evidence::Evidence;
-use qa_core::flow::{Flow, StepClass};
-use qa_core::process::ProcessOwner;
-use qa_core::{
-    Artifact, Cadence, CloseResult, Deadline, RunOptions, Secrets, SessionContext, SurfaceDriver,
-    Verdict,
-};
+use qa_core::flow::Flow;
+use qa_core::CloseResult;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What a run produced.
 pub struct SecretRun {
     /// Per step: Ok(detail) or Err(reason).
     pub steps: Vec<Result<String, String>>,
-    /// Artifacts the steps (and the failure capture) published.
-    pub step_artifacts: Vec<Artifact>,
     /// Observations the steps reported.
     pub step_observations: Vec<String>,
     /// The close result.
@@ -31,8 +27,8 @@ pub struct SecretRun {
     /// The run directory.
     pub run_dir: PathBuf,
     /// Keeps the workspace alive.
-    pub workspace: tempfile::TempDir,
-    /// The evidence store (withheld list).
+    pub workspace: Workspace,
+    /// The evidence store: what was published and withheld.
     pub evidence: Arc<Evidence>,
 }
 
@@ -42,11 +38,12 @@ impl SecretRun {
         walk(&self.run_dir)
     }
 
-    /// Published files with this extension.
+    /// Published files with this extension (the evidence store is the
+    /// single record of what steps, the failure capture and close wrote).
     pub fn published(&self, ext: &str) -> Vec<PathBuf> {
-        self.step_artifacts
+        self.evidence
+            .artifacts()
             .iter()
-            .chain(self.close.artifacts.iter())
             .map(|a| PathBuf::from(&a.path))
             .filter(|p| p.extension().is_some_and(|e| e == ext))
             .collect()
@@ -66,76 +63,38 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs `jsonc` with `secrets` configured.
+/// Runs `jsonc` with `secrets` configured, through the shared
+/// `conformance::drive` (the runner's step execution and failure capture).
 pub async fn run_with_secrets(jsonc: &str, secrets: &[&str]) -> SecretRun {
     let base = tempfile::tempdir().unwrap();
     let flow = Flow::parse(jsonc, base.path()).unwrap_or_else(|e| panic!("flow: {e:?}"));
-    let workspace = tempfile::tempdir().unwrap();
-    let s = Arc::new(Secrets::new());
-    for v in secrets {
-        s.add(v);
-    }
-    let evidence = Arc::new(Evidence::create(workspace.path(), "run", s.clone()).unwrap());
-    let ctx = SessionContext {
-        evidence: evidence.clone(),
-        processes: Arc::new(ProcessOwner::new()),
-        secrets: s,
-        flow_deadline: Deadline::after_ms(120_000),
-        options: RunOptions::default(),
+    let opts = DriveOptions {
+        secrets: secrets.iter().map(|s| s.to_string()).collect(),
+        flow_timeout: Some(Duration::from_secs(120)),
+        ..Default::default()
     };
-    let run_dir = evidence.run_dir().to_path_buf();
-    let mut session = qa_tui::TuiDriver::new()
-        .open(&flow, ctx)
-        .await
-        .unwrap_or_else(|e| panic!("open: {e}"));
-    let mut steps = Vec::new();
-    let mut step_artifacts = Vec::new();
-    let mut step_observations = Vec::new();
-    for step in &flow.steps {
-        let deadline = Deadline::after_ms(step.step_timeout_ms());
-        let r = match step.class() {
-            StepClass::Action => match session.perform(step, deadline).await {
-                Ok(o) => {
-                    step_artifacts.extend(o.artifacts);
-                    step_observations.extend(o.observations);
-                    Ok(o.detail.unwrap_or_default())
-                }
-                Err(e) => Err(e.to_string()),
-            },
-            StepClass::Assertion => {
-                let mut cadence = Cadence::new();
-                let mut last = String::new();
-                loop {
-                    if !cadence.wait(deadline).await {
-                        break Err(format!("timed out: {last}"));
-                    }
-                    match session.verify(step, deadline).await {
-                        Ok(Verdict::Holds) => break Ok("holds".to_string()),
-                        Ok(Verdict::NotYet { observed }) => last = observed,
-                        Ok(Verdict::Fails { reason }) => break Err(reason),
-                        Err(e) => break Err(e.to_string()),
-                    }
-                }
-            }
-            StepClass::Runner => Ok(String::new()),
-        };
-        let failed = r.is_err();
-        steps.push(r);
-        if failed {
-            step_artifacts.extend(session.capture_failure(step).await);
-            break;
-        }
+    let d = conformance::drive(
+        &qa_tui::TuiDriver::new(),
+        &flow,
+        opts,
+        conformance::stop_on_failure,
+    )
+    .await;
+    if let Some(e) = &d.open_error {
+        panic!("open: {e}");
     }
-    let close = session.close(Deadline::after_ms(30_000)).await;
     drop(base);
     SecretRun {
-        steps,
-        step_artifacts,
-        step_observations,
-        close,
-        run_dir,
-        workspace,
-        evidence,
+        steps: d.steps.iter().map(|s| s.result()).collect(),
+        step_observations: d
+            .steps
+            .iter()
+            .flat_map(|s| s.run.notes.iter().map(|n| n.message.clone()))
+            .collect(),
+        run_dir: d.run_dir().to_path_buf(),
+        evidence: d.evidence.clone(),
+        close: d.close,
+        workspace: d.workspace,
     }
 }
 

@@ -1,6 +1,18 @@
 //! Finding what shows a secret on a page, and covering it for a screenshot.
+//!
+//! The DOM snapshot (`DOMSnapshot.captureSnapshot`) is read as the
+//! protocol gives it: its tables are indexed by node, not keyed.
 
-use super::*;
+use crate::cdp::commands::{
+    CallArgument, CallFunctionOn, CaptureSnapshot, Command, ReleaseObjectGroup, ResolveNode,
+};
+use crate::cdp::CdpError;
+use crate::page::{DomOp, MaskHidden, MaskShown, Page, Unmaskable, DOM_JS};
+use qa_core::{Deadline, Secrets};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
 
 /// `Runtime` object group of the references passed to the helper.
 const GROUP: &str = "ui-qa-mask";
@@ -9,16 +21,32 @@ const MAX_UNITS: usize = 500;
 const MAX_NODES: usize = 2000;
 /// Subtrees whose text and attributes are never painted.
 const UNPAINTED: [&str; 5] = ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD"];
-use crate::page::DOM_JS;
+
+/// One place to cover, as the helper reads it: an element whose value or
+/// attribute shows a secret (`{"k":"el","n":i}`), or UTF-16 ranges of
+/// text nodes that together show one (`{"k":"text","p":[[i,from,to],…]}`);
+/// `i` indexes [`Plan::nodes`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "k", rename_all = "lowercase")]
+pub(super) enum Unit {
+    /// An element.
+    El {
+        /// Its node reference.
+        n: usize,
+    },
+    /// Text ranges.
+    Text {
+        /// `(node reference, from, to)` pieces.
+        p: Vec<(usize, usize, usize)>,
+    },
+}
 
 /// What to cover on one page.
 #[derive(Debug, Default)]
-pub struct Plan {
-    /// For the helper: `{"k":"el","n":i}` (an element whose value or
-    /// attribute shows a secret) or `{"k":"text","p":[[i,from,to],…]}`
-    /// (UTF-16 ranges of text nodes that together show one).
-    pub units: Vec<Value>,
-    /// Backend node ids the units' `i` index.
+pub(super) struct Plan {
+    /// The places.
+    pub units: Vec<Unit>,
+    /// Backend node ids the units index.
     pub nodes: Vec<i64>,
     /// Index of each backend node id in `nodes`.
     index: HashMap<i64, usize>,
@@ -44,7 +72,7 @@ impl Plan {
 }
 
 /// Why covering failed.
-pub enum ShowError {
+pub(super) enum ShowError {
     /// Something shows a secret that cannot be covered (or the masking
     /// step failed): withhold.
     Unmaskable(String),
@@ -58,33 +86,36 @@ fn bound(deadline: Deadline) -> Duration {
         .clamp(Duration::from_millis(200), Duration::from_secs(15))
 }
 
-async fn call(
+async fn call<C: Command>(
     page: &Page,
     session: &str,
-    method: &str,
-    params: Value,
+    cmd: &C,
     deadline: Deadline,
-) -> Result<Value, CdpError> {
+) -> Result<C::Response, CdpError> {
     page.sh
         .cdp
-        .call_with_timeout(Some(session), method, params, bound(deadline))
+        .call_typed_with_timeout(Some(session), cmd, bound(deadline))
         .await
+}
+
+fn snapshot() -> CaptureSnapshot {
+    CaptureSnapshot {
+        computed_styles: Vec::new(),
+    }
 }
 
 /// Everything on `page` that shows a secret, from a DOM snapshot of
 /// its process (plus the documents of cross-origin frames in other
 /// processes, which can only withhold). `Err`: the page could not be
 /// read (withhold).
-pub async fn plan(page: &Page, secrets: &Secrets, deadline: Deadline) -> Result<Plan, String> {
-    let snap = call(
-        page,
-        &page.session,
-        "DOMSnapshot.captureSnapshot",
-        json!({ "computedStyles": [] }),
-        deadline,
-    )
-    .await
-    .map_err(|e| format!("the page could not be read: {e}"))?;
+pub(super) async fn plan(
+    page: &Page,
+    secrets: &Secrets,
+    deadline: Deadline,
+) -> Result<Plan, String> {
+    let snap = call(page, &page.session, &snapshot(), deadline)
+        .await
+        .map_err(|e| format!("the page could not be read: {e}"))?;
     let mut plan = Plan::default();
     let strings = strings_of(&snap);
     let docs = snap["documents"]
@@ -104,14 +135,14 @@ pub async fn plan(page: &Page, secrets: &Secrets, deadline: Deadline) -> Result<
             match hit {
                 Hit::Element(b) => {
                     let n = plan.node(b);
-                    plan.units.push(json!({ "k": "el", "n": n }));
+                    plan.units.push(Unit::El { n });
                 }
                 Hit::Text(pieces) => {
-                    let p: Vec<Value> = pieces
+                    let p = pieces
                         .into_iter()
-                        .map(|(b, from, to)| json!([plan.node(b), from, to]))
+                        .map(|(b, from, to)| (plan.node(b), from, to))
                         .collect();
-                    plan.units.push(json!({ "k": "text", "p": p }));
+                    plan.units.push(Unit::Text { p });
                 }
             }
         }
@@ -130,15 +161,7 @@ pub async fn plan(page: &Page, secrets: &Secrets, deadline: Deadline) -> Result<
             .collect()
     };
     for s in frames {
-        let snap = match call(
-            page,
-            &s,
-            "DOMSnapshot.captureSnapshot",
-            json!({ "computedStyles": [] }),
-            deadline,
-        )
-        .await
-        {
+        let snap = match call(page, &s, &snapshot(), deadline).await {
             Ok(v) => v,
             // A frame that went away shows nothing.
             Err(CdpError::TargetClosed { .. }) => continue,
@@ -158,7 +181,7 @@ pub async fn plan(page: &Page, secrets: &Secrets, deadline: Deadline) -> Result<
 }
 
 /// Covers the plan's places (`maskShow` in the top document).
-pub async fn show(page: &Page, plan: &Plan, deadline: Deadline) -> Result<(), ShowError> {
+pub(super) async fn show(page: &Page, plan: &Plan, deadline: Deadline) -> Result<(), ShowError> {
     let changed = |e: CdpError| ShowError::Changed(format!("the page changed: {e}"));
     let ctx = page
         .sh
@@ -168,64 +191,59 @@ pub async fn show(page: &Page, plan: &Plan, deadline: Deadline) -> Result<(), Sh
         .copied()
         .ok_or_else(|| ShowError::Changed("the page has no script context".into()))?;
     let resolve = |backend: i64| {
-        call(
-            page,
-            &page.session,
-            "DOM.resolveNode",
-            json!({ "backendNodeId": backend, "objectGroup": GROUP, "executionContextId": ctx }),
-            deadline,
-        )
+        let cmd = ResolveNode {
+            backend_node_id: backend,
+            object_group: GROUP,
+            execution_context_id: ctx,
+        };
+        async move { call(page, &page.session, &cmd, deadline).await }
     };
     let doc = resolve(plan.top_doc).await.map_err(changed)?;
-    let Some(doc) = doc["object"]["objectId"].as_str().map(str::to_string) else {
+    let Some(doc) = doc.object.object_id else {
         return Err(ShowError::Changed("the page has no document".into()));
     };
     let mut args = vec![
-        json!({ "value": "maskShow" }),
-        json!({ "value": plan.units }),
+        CallArgument::Value(json!(DomOp::MaskShow.name())),
+        CallArgument::Value(json!(plan.units)),
     ];
     for &b in &plan.nodes {
         let r = resolve(b).await.map_err(changed)?;
         // A node of a cross-origin frame resolves to null in the top
         // document: the helper reports it as unreachable.
-        args.push(match r["object"]["objectId"].as_str() {
-            Some(id) => json!({ "objectId": id }),
-            None => json!({ "value": null }),
+        args.push(match r.object.object_id {
+            Some(id) => CallArgument::ObjectId(id),
+            None => CallArgument::Value(Value::Null),
         });
     }
-    let r = call(
-        page,
-        &page.session,
-        "Runtime.callFunctionOn",
-        json!({
-            "objectId": doc,
-            "functionDeclaration": format!("function (op, plan, ...nodes) {{ return ({DOM_JS})(op, {{}}, {{ plan, nodes }}); }}"),
-            "arguments": args,
-            "awaitPromise": true,
-            "returnByValue": true,
-        }),
-        deadline,
-    )
-    .await
-    .map_err(|e| ShowError::Unmaskable(format!("the masking step failed: {e}")))?;
-    if r.get("exceptionDetails").is_some() {
+    let cmd = CallFunctionOn {
+        object_id: doc,
+        function_declaration: format!(
+            "function (op, plan, ...nodes) {{ return ({DOM_JS})(op, {{}}, {{ plan, nodes }}); }}"
+        ),
+        arguments: Some(args),
+        await_promise: Some(true),
+        return_by_value: Some(true),
+    };
+    let r = call(page, &page.session, &cmd, deadline)
+        .await
+        .map_err(|e| ShowError::Unmaskable(format!("the masking step failed: {e}")))?;
+    if r.exception_details.is_some() {
         return Err(ShowError::Unmaskable(
             "the masking step failed in the page".into(),
         ));
     }
-    let v = &r["result"]["value"];
-    match (v["status"].as_str(), v["why"].as_str()) {
-        (Some("ok"), _) => Ok(()),
-        (_, Some("hidden")) => Err(ShowError::Unmaskable(
-            "an element showing it has no box on the page: hidden markup, drawn elsewhere (a canvas, say)".into(),
-        )),
-        (_, Some("frame")) => Err(ShowError::Unmaskable(
-            "it is inside a frame the driver cannot reach (cross-origin)".into(),
-        )),
-        (_, Some("many")) => Err(ShowError::Unmaskable(
-            "it needs too many masks".into(),
-        )),
-        _ => Err(ShowError::Unmaskable(
+    let shown = r
+        .result
+        .value
+        .and_then(|v| serde_json::from_value::<MaskShown>(v).ok());
+    match shown {
+        Some(MaskShown::Ok {}) => Ok(()),
+        Some(MaskShown::Unmaskable { why }) => Err(ShowError::Unmaskable(match why {
+            Unmaskable::Hidden => "an element showing it has no box on the page: hidden markup, drawn elsewhere (a canvas, say)".into(),
+            Unmaskable::Frame => "it is inside a frame the driver cannot reach (cross-origin)".into(),
+            Unmaskable::Many => "it needs too many masks".into(),
+        })),
+        None => Err(ShowError::Unmaskable(
             "the masking step gave no answer".into(),
         )),
     }
@@ -234,26 +252,22 @@ pub async fn show(page: &Page, plan: &Plan, deadline: Deadline) -> Result<(), Sh
 /// Removes every mask (`maskHide`) and releases the references.
 /// `Ok(true)`: something that shows a secret moved while masked, or the
 /// masks were not intact (the page removed or hid them).
-pub async fn hide(page: &Page, deadline: Deadline) -> Result<bool, String> {
+pub(super) async fn hide(page: &Page, deadline: Deadline) -> Result<bool, String> {
     let top = page.top();
     let r = top
-        .eval(
-            "maskHide",
-            &json!({}),
-            &json!({}),
-            Deadline::after(bound(deadline)),
-        )
+        .dom::<MaskHidden>(&DomOp::MaskHide, Deadline::after(bound(deadline)))
         .await;
     let _ = call(
         page,
         &page.session,
-        "Runtime.releaseObjectGroup",
-        json!({ "objectGroup": GROUP }),
+        &ReleaseObjectGroup {
+            object_group: GROUP,
+        },
         deadline,
     )
     .await;
     match r {
-        Ok(v) => Ok(v["moved"].as_bool() != Some(false) || v["intact"].as_bool() != Some(true)),
+        Ok(h) => Ok(h.moved || !h.intact),
         Err(e) => Err(format!("the masks could not be removed: {e:?}")),
     }
 }
@@ -293,7 +307,7 @@ fn rare(v: &Value) -> HashMap<i64, i64> {
 
 /// A place that shows a secret.
 #[derive(Debug, PartialEq)]
-pub enum Hit {
+pub(super) enum Hit {
     /// An element (by backend node id) whose value or an attribute
     /// shows it.
     Element(i64),
@@ -305,7 +319,7 @@ pub enum Hit {
 /// attributes or current value contain one, and every occurrence in
 /// the document's text (all text nodes in tree order, shadow trees
 /// included, so an occurrence split across nodes is found too).
-pub fn scan(doc: &Value, strings: &[String], secrets: &Secrets) -> Vec<Hit> {
+pub(super) fn scan(doc: &Value, strings: &[String], secrets: &Secrets) -> Vec<Hit> {
     let n = &doc["nodes"];
     let parent = ints(&n["parentIndex"]);
     let kind = ints(&n["nodeType"]);
@@ -399,7 +413,7 @@ fn utf16_at(t: &str, mut at: usize, up: bool) -> usize {
 /// gets, left to right — found with [`Secrets::found_in`] only (the
 /// runner never hands its secrets out): gallop to the shortest prefix
 /// that contains one, then to the shortest suffix of that.
-pub fn occurrences(secrets: &Secrets, text: &str) -> Vec<std::ops::Range<usize>> {
+pub(super) fn occurrences(secrets: &Secrets, text: &str) -> Vec<std::ops::Range<usize>> {
     let b = text.as_bytes();
     let found = |r: std::ops::Range<usize>| secrets.found_in(&b[r]);
     let mut out = Vec::new();
@@ -449,4 +463,115 @@ pub fn occurrences(secrets: &Secrets, text: &str) -> Vec<std::ops::Range<usize>>
         from = end;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets() -> Secrets {
+        let s = Secrets::new();
+        s.add("Wombat7Quartz");
+        s
+    }
+
+    #[test]
+    fn occurrences_are_found_without_the_secret_values() {
+        let s = secrets();
+        let text = format!(
+            "ä {} x{}y {}",
+            "Wombat7Quartz",
+            "Wombat7Quartz",
+            "z".repeat(300)
+        );
+        let found = occurrences(&s, &text);
+        assert_eq!(found.len(), 2);
+        for r in &found {
+            assert_eq!(&text[r.clone()], "Wombat7Quartz");
+        }
+        assert!(occurrences(&s, "nothing to see").is_empty());
+        assert!(occurrences(&s, "").is_empty());
+        let long = format!("{}Wombat7Quartz", "é".repeat(5000));
+        let r = &occurrences(&s, &long)[0];
+        assert_eq!(&long[r.clone()], "Wombat7Quartz");
+    }
+
+    /// A snapshot document: `(parent, type, name, value)` per node, plus
+    /// attributes and input values.
+    fn doc(
+        nodes: &[(i64, i64, &str, &str)],
+        attrs: &[(usize, &str, &str)],
+        input: &[(usize, &str)],
+    ) -> (Value, Vec<String>) {
+        let mut strings: Vec<String> = Vec::new();
+        let mut id = |x: &str| -> i64 {
+            if x.is_empty() {
+                return -1;
+            }
+            strings.push(x.to_string());
+            strings.len() as i64 - 1
+        };
+        let mut a: Vec<Vec<i64>> = vec![Vec::new(); nodes.len()];
+        for &(i, k, v) in attrs {
+            a[i].push(id(k));
+            a[i].push(id(v));
+        }
+        let (mut ii, mut iv) = (Vec::new(), Vec::new());
+        for &(i, v) in input {
+            ii.push(i as i64);
+            iv.push(id(v));
+        }
+        let d = json!({ "nodes": {
+            "parentIndex": nodes.iter().map(|n| n.0).collect::<Vec<_>>(),
+            "nodeType": nodes.iter().map(|n| n.1).collect::<Vec<_>>(),
+            "nodeName": nodes.iter().map(|n| id(n.2)).collect::<Vec<_>>(),
+            "nodeValue": nodes.iter().map(|n| id(n.3)).collect::<Vec<_>>(),
+            "backendNodeId": (0..nodes.len() as i64).map(|i| 100 + i).collect::<Vec<_>>(),
+            "attributes": a,
+            "inputValue": { "index": ii, "value": iv },
+        } });
+        (d, strings)
+    }
+
+    #[test]
+    fn scan_finds_split_text_values_and_attributes_but_not_scripts() {
+        let s = secrets();
+        let (d, strings) = doc(
+            &[
+                (-1, 9, "#document", ""),
+                (0, 1, "HTML", ""),
+                (1, 1, "HEAD", ""),
+                (2, 1, "TITLE", ""),
+                (3, 3, "#text", "Wombat7Quartz"),
+                (1, 1, "BODY", ""),
+                (5, 1, "P", ""),
+                (6, 3, "#text", "héllo Wom"),
+                (6, 1, "B", ""),
+                (8, 3, "#text", "bat7"),
+                (6, 3, "#text", "Quartz!"),
+                (5, 1, "INPUT", ""),
+                (5, 1, "DIV", ""),
+                (5, 1, "SCRIPT", ""),
+                (13, 3, "#text", "var t = 'Wombat7Quartz';"),
+            ],
+            &[
+                (12, "title", "Wombat7Quartz"),
+                (13, "data-x", "Wombat7Quartz"),
+            ],
+            &[(11, "Wombat7Quartz")],
+        );
+        let hits = scan(&d, &strings, &s);
+        assert_eq!(
+            hits,
+            vec![
+                Hit::Element(111),
+                Hit::Element(112),
+                // "héllo Wom": UTF-16 offsets 6..9.
+                Hit::Text(vec![(107, 6, 9), (109, 0, 4), (110, 0, 6)]),
+            ]
+        );
+        let none = Secrets::new();
+        none.add("Platypus9");
+        assert!(scan(&d, &strings, &none).is_empty());
+    }
 }

@@ -1,12 +1,14 @@
 //! Test harness: a loopback fixture server that records every request, and
-//! a tiny runner that drives steps the way qa-core's runner does.
+//! flows driven through `qa_core::conformance::drive` (the runner's own
+//! step semantics).
 #![allow(dead_code)]
 
-use qa_core::flow::StepClass;
+use qa_core::conformance::{self, describe_end, end_error, Drive, DriveOptions, Next};
 use qa_core::process::ProcessOwner;
+use qa_core::runner::StepEnd;
 use qa_core::{
-    Cadence, CloseResult, Deadline, DriverError, Evidence, Flow, RunOptions, Secrets,
-    SessionContext, StepOutcome, SurfaceDriver, SurfaceSession, Verdict,
+    Artifact, CloseResult, Deadline, DriverError, Evidence, Flow, Note, RunOptions, Secrets,
+    SessionContext,
 };
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -141,21 +143,44 @@ pub fn context() -> Run {
     }
 }
 
+/// What one step produced: its outcome, and the artifacts it wrote to the
+/// run's evidence store.
+#[derive(Debug, Clone, Default)]
+pub struct Done {
+    /// The step's detail.
+    pub detail: Option<String>,
+    /// The step's notes.
+    pub notes: Vec<Note>,
+    /// Artifacts the step published (its failure capture excluded).
+    pub artifacts: Vec<Artifact>,
+}
+
+/// The note messages of a list of notes.
+pub fn messages(notes: &[Note]) -> Vec<String> {
+    notes.iter().map(|n| n.message.clone()).collect()
+}
+
 /// What running a flow produced.
 pub struct Outcome {
     /// Per step: Ok(detail) or Err(code: message). A step listed in
     /// [`run_flow_expecting`] that failed as expected is `Ok` with the
     /// failure as its detail (and in `expected_failures`).
-    pub steps: Vec<Result<StepOutcome, String>>,
-    /// Per step: how many times `verify` was called (0 for actions).
+    pub steps: Vec<Result<Done, String>>,
+    /// Per step: how many times the driver was called (its last attempt).
     pub verifies: Vec<u32>,
     /// `(step index, code: message)` of every step that failed as expected.
     pub expected_failures: Vec<(usize, String)>,
+    /// Every note, in order: the steps' and the close's.
     pub observations: Vec<String>,
+    /// What closing did.
     pub close: CloseResult,
+    /// Artifacts not tied to a step (the logs written at close).
+    pub close_artifacts: Vec<Artifact>,
+    /// `<run>/work/chromium-profile`.
     pub profile_dir: PathBuf,
-    /// Keeps the run directory alive while the test inspects artifacts.
-    pub run_dir: Option<tempfile::TempDir>,
+    /// The drive itself (keeps the run directory alive while the test
+    /// inspects artifacts).
+    pub drive: Drive,
 }
 
 impl Outcome {
@@ -163,39 +188,25 @@ impl Outcome {
     pub fn work_dir(&self) -> PathBuf {
         self.profile_dir.parent().unwrap().to_path_buf()
     }
-}
 
-impl Outcome {
+    /// The first unexpected failure, as `code: message`.
     pub fn failure(&self) -> Option<&String> {
         self.steps.iter().find_map(|s| s.as_ref().err())
     }
 }
 
-fn fmt(e: DriverError) -> String {
-    let blocked: Vec<&str> = e.missing.iter().map(|m| m.id.as_str()).collect();
-    if blocked.is_empty() {
-        format!("{}: {}", e.code, e.message)
-    } else {
-        format!(
-            "{}: {} [blocked: {}]",
-            e.code,
-            e.message,
-            blocked.join(", ")
-        )
-    }
-}
-
-/// Runs a flow like the runner: perform actions once, verify assertions on
-/// the cadence until they hold or the step deadline; stops at the first failure.
+/// Runs a flow through `conformance::drive` (the runner's own step
+/// semantics: actions once, assertions on the cadence); stops at the first
+/// failure.
 pub async fn run_flow(flow_text: &str, base_dir: &Path) -> Outcome {
     run_flow_expecting(flow_text, base_dir, &[]).await
 }
 
 /// A step that must fail with `code` (a prefix of `code: message`). The
-/// step is retried on the cadence until it does — it waits for an event
-/// (say, a popup's target going away) instead of sleeping: `Verdict::NotYet`
-/// and the codes in `transient` are retried; holding, any other failure or
-/// the step deadline end the run there like a failure.
+/// step is run again on the cadence until it does — it waits for an event
+/// (say, a popup's target going away) instead of sleeping: the codes in
+/// `transient` are retried; holding, any other failure or the step deadline
+/// end the run there like a failure.
 pub struct Expect<'a> {
     /// 0-based step index.
     pub step: usize,
@@ -203,6 +214,15 @@ pub struct Expect<'a> {
     pub code: &'a str,
     /// Codes that may be seen while the event is still under way.
     pub transient: &'a [&'a str],
+}
+
+/// How a step listed in [`Expect`] ended.
+fn judge(x: &Expect<'_>, end: &StepEnd) -> Result<String, String> {
+    match describe_end(end) {
+        Err(e) if e.starts_with(x.code) => Ok(e),
+        Err(e) => Err(format!("expected {}, got {e}", x.code)),
+        Ok(_) => Err(format!("expected {}, but the step passed", x.code)),
+    }
 }
 
 /// [`run_flow`], with steps whose failure is the expected outcome: the run
@@ -213,131 +233,78 @@ pub async fn run_flow_expecting(
     expect: &[Expect<'_>],
 ) -> Outcome {
     let flow = Flow::parse(flow_text, base_dir).expect("flow parses");
-    let run = context();
-    let profile_dir = run.ctx.evidence.run_dir().join("work/chromium-profile");
     let driver = qa_web::WebDriver::new();
+    let opts = DriveOptions {
+        flow_timeout: Some(std::time::Duration::from_secs(120)),
+        ..Default::default()
+    };
+    let drive = conformance::drive(&driver, &flow, opts, |step, run| {
+        let Some(x) = expect.iter().find(|x| x.step == step.index) else {
+            return conformance::stop_on_failure(step, run);
+        };
+        match (judge(x, &run.end), end_error(&run.end)) {
+            (Ok(_), _) => Next::Continue,
+            (Err(_), Some(e)) if x.transient.iter().any(|t| e.code.starts_with(t)) => Next::Retry,
+            (Err(_), _) => Next::Stop,
+        }
+    })
+    .await;
+    let failure_capture: Vec<&str> = drive
+        .failure_evidence
+        .iter()
+        .map(|a| a.path.as_str())
+        .collect();
+    let all = drive.artifacts();
     let mut steps = Vec::new();
     let mut verifies = Vec::new();
     let mut expected_failures = Vec::new();
-    let mut observations = Vec::new();
-    let mut session: Box<dyn SurfaceSession> = match driver.open(&flow, run.ctx.clone()).await {
-        Ok(s) => s,
-        Err(e) => {
-            let close = CloseResult {
-                cleanup: run
-                    .processes
-                    .end_all(
-                        std::time::Duration::from_secs(2),
-                        Deadline::after_ms(30_000),
-                    )
-                    .await,
-                ..Default::default()
-            };
-            return Outcome {
-                steps: vec![Err(fmt(e))],
-                verifies: vec![0],
-                expected_failures,
-                observations,
-                close,
-                profile_dir,
-                run_dir: Some(run._dir),
-            };
-        }
-    };
-    for step in &flow.steps {
-        let deadline = Deadline::after_ms(step.step_timeout_ms());
-        let mut calls = 0u32;
-        let r = if let Some(x) = expect.iter().find(|x| x.step == step.index) {
-            let mut cadence = Cadence::new();
-            let mut last = String::new();
-            loop {
-                if !cadence.wait(deadline).await {
-                    break Err(format!(
-                        "test.expected_failure.timeout: step {} never failed with {}: {last}",
-                        step.index + 1,
-                        x.code
-                    ));
-                }
-                let got = match step.class() {
-                    StepClass::Assertion => {
-                        calls += 1;
-                        match session.verify(step, deadline).await {
-                            Ok(Verdict::NotYet { observed }) => {
-                                last = observed;
-                                continue;
-                            }
-                            Ok(Verdict::Holds) => Ok(()),
-                            Ok(Verdict::Fails { reason }) => {
-                                Err(format!("assertion.failed: {reason}"))
-                            }
-                            Err(e) => Err(fmt(e)),
-                        }
-                    }
-                    _ => session
-                        .perform(step, deadline)
-                        .await
-                        .map(|_| ())
-                        .map_err(fmt),
-                };
-                match got {
-                    Err(e) if e.starts_with(x.code) => {
-                        expected_failures.push((step.index, e.clone()));
-                        break Ok(StepOutcome {
-                            detail: Some(e),
-                            ..Default::default()
-                        });
-                    }
-                    Err(e) if x.transient.iter().any(|t| e.starts_with(t)) => last = e,
-                    Err(e) => break Err(format!("expected {}, got {e}", x.code)),
-                    Ok(()) => break Err(format!("expected {}, but the step passed", x.code)),
-                }
-            }
-        } else {
-            match step.class() {
-                StepClass::Assertion => {
-                    let mut cadence = Cadence::new();
-                    let mut last = String::new();
-                    loop {
-                        if !cadence.wait(deadline).await {
-                            break Err(format!(
-                                "assertion.timeout: {} not satisfied: {last}",
-                                step.action_name()
-                            ));
-                        }
-                        calls += 1;
-                        match session.verify(step, deadline).await {
-                            Ok(Verdict::Holds) => break Ok(StepOutcome::default()),
-                            Ok(Verdict::NotYet { observed }) => last = observed,
-                            Ok(Verdict::Fails { reason }) => {
-                                break Err(format!("assertion.failed: {reason}"))
-                            }
-                            Err(e) => break Err(fmt(e)),
-                        }
-                    }
-                }
-                _ => session.perform(step, deadline).await.map_err(fmt),
-            }
-        };
-        if let Ok(o) = &r {
-            observations.extend(o.observations.clone());
-        }
-        let failed = r.is_err();
-        steps.push(r);
-        verifies.push(calls);
-        if failed {
-            break;
-        }
+    if let Some(e) = &drive.open_error {
+        steps.push(Err(describe_open(e)));
+        verifies.push(0);
     }
-    let close = session.close(Deadline::after_ms(30_000)).await;
-    observations.extend(close.observations.clone());
+    for s in &drive.steps {
+        let artifacts: Vec<Artifact> = all
+            .iter()
+            .filter(|a| a.step == Some(s.index + 1) && !failure_capture.contains(&a.path.as_str()))
+            .cloned()
+            .collect();
+        let r = match expect.iter().find(|x| x.step == s.index) {
+            Some(x) => judge(x, &s.run.end).map(|e| {
+                expected_failures.push((s.index, e.clone()));
+                Some(e)
+            }),
+            None => describe_end(&s.run.end).map(|d| (!d.is_empty()).then_some(d)),
+        };
+        steps.push(r.map(|detail| Done {
+            detail,
+            notes: s.run.notes.clone(),
+            artifacts,
+        }));
+        verifies.push(s.run.calls);
+    }
     Outcome {
         steps,
         verifies,
         expected_failures,
-        observations,
-        close,
-        profile_dir,
-        run_dir: Some(run._dir),
+        observations: drive.notes(),
+        close: drive.close.clone(),
+        close_artifacts: all.iter().filter(|a| a.step.is_none()).cloned().collect(),
+        profile_dir: drive.run_dir().join("work/chromium-profile"),
+        drive,
+    }
+}
+
+fn describe_open(e: &DriverError) -> String {
+    let blocked: Vec<&str> = e.missing.iter().map(|m| m.id.as_str()).collect();
+    if blocked.is_empty() {
+        format!("{}: {}", e.code, e.message)
+    } else {
+        format!(
+            "{}: {} [blocked: {}]",
+            e.code,
+            e.message,
+            blocked.join(", ")
+        )
     }
 }
 

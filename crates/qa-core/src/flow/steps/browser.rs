@@ -144,7 +144,7 @@ impl ActionArgs for Fill {
 args!(
     /// `press`: a key (optionally on an element).
     Press {
-        key: String,
+        key: KeyName,
         #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator>,
         #[serde(skip_serializing_if = "Option::is_none")] expect_response: Option<ExpectResponse>,
         #[serde(skip_serializing_if = "Option::is_none")] expect_dialog: Option<DialogExpectation>,
@@ -155,7 +155,6 @@ impl ActionArgs for Press {
         self.locator.iter().collect()
     }
     fn validate(&self) -> Result<(), ArgProblem> {
-        check_key(&self.key, "/key")?;
         match &self.locator {
             Some(l) => check_locator(l, "/locator"),
             None => Ok(()),
@@ -278,7 +277,7 @@ args!(
         locator: Locator,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl ElementTextAssert {
@@ -303,7 +302,7 @@ args!(
         attribute: String,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl AttributeAssert {
@@ -331,7 +330,7 @@ args!(
     MatcherOnly {
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl MatcherOnly {
@@ -431,7 +430,7 @@ args!(
         #[serde(skip_serializing_if = "Option::is_none")] level: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl ConsoleAssert {

@@ -86,20 +86,16 @@ impl ActionArgs for InputText {
 }
 args!(
     /// `pressKey`: one key chord.
-    PressKey { key: String }
+    PressKey { key: KeyName }
 );
-impl ActionArgs for PressKey {
-    fn validate(&self) -> Result<(), ArgProblem> {
-        check_key(&self.key, "/key")
-    }
-}
+impl ActionArgs for PressKey {}
 args!(
     /// Desktop text wait/assert: an element (or any element) whose text matches.
     DesktopTextAssert {
         #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator>,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl DesktopTextAssert {

@@ -8,7 +8,7 @@ args!(
     /// Text or regex on the terminal screen.
     TextQuery {
         #[serde(skip_serializing_if = "Option::is_none")] text: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
     }
 );
 impl ActionArgs for TextQuery {
@@ -20,7 +20,7 @@ args!(
     /// Text or regex on the screen, optionally on one row (0-based).
     ScreenTextAssert {
         #[serde(skip_serializing_if = "Option::is_none")] text: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")] #[schemars(range(max = 499))] row: Option<u16>,
     }
 );
@@ -57,7 +57,7 @@ impl ActionArgs for SendPaste {
 }
 args!(
     /// Named keys and single characters.
-    SendKeys { #[schemars(length(min = 1, max = 1000))] keys: Vec<String> }
+    SendKeys { #[schemars(length(min = 1, max = 1000))] keys: Vec<KeyName> }
 );
 impl ActionArgs for SendKeys {
     fn validate(&self) -> Result<(), ArgProblem> {
@@ -67,9 +67,6 @@ impl ActionArgs for SendKeys {
                 crate::flow::FlowErrorCode::OutOfRange,
                 "keys must not be empty",
             ));
-        }
-        for (i, k) in self.keys.iter().enumerate() {
-            check_key(k, &format!("/keys/{i}"))?;
         }
         Ok(())
     }

@@ -1,0 +1,214 @@
+//! String matchers, parsed once: a [`Matcher`] is exactly one of `equals`,
+//! `includes` or `regex`, and a regex is compiled when the flow is parsed
+//! ([`Pattern`]), never per check.
+//!
+//! One semantics on every surface: a regex is Rust `regex` syntax in
+//! multi-line mode, so `^` and `$` match at the start and end of every line
+//! as well as of the whole text (a terminal screen, a multi-line element
+//! text); `.` does not match a newline. Use `\A` and `\z` to anchor to the
+//! whole text.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Upper bound on a compiled regex (bytes of its program), so a hostile
+/// pattern cannot exhaust memory.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// A regular expression compiled once, when the flow is parsed. It
+/// serializes as the pattern text.
+#[derive(Clone)]
+pub struct Pattern {
+    text: String,
+    re: regex::Regex,
+}
+
+impl Pattern {
+    /// Compiles a pattern with the shared semantics (multi-line mode).
+    pub fn new(text: &str) -> Result<Pattern, regex::Error> {
+        let re = regex::RegexBuilder::new(text)
+            .multi_line(true)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()?;
+        Ok(Pattern {
+            text: text.to_string(),
+            re,
+        })
+    }
+
+    /// The pattern as written in the flow.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the pattern matches anywhere in `hay`.
+    pub fn is_match(&self, hay: &str) -> bool {
+        self.re.is_match(hay)
+    }
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}/", self.text)
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pattern, D::Error> {
+        let text = String::deserialize(d)?;
+        Pattern::new(&text).map_err(|e| serde::de::Error::custom(format!("{INVALID_REGEX}: {e}")))
+    }
+}
+
+/// The prefix of the deserialization error for a pattern that does not
+/// compile (the flow parser maps it to `flow.invalid_regex`).
+pub(crate) const INVALID_REGEX: &str = "invalid regex";
+
+impl JsonSchema for Pattern {
+    fn schema_name() -> Cow<'static, str> {
+        "String".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+/// A string matcher: exactly one of `equals`, `includes`, `regex`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Matcher {
+    /// The whole string equals this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equals: Option<String>,
+    /// The string contains this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub includes: Option<String>,
+    /// The string matches this regular expression (Rust `regex` syntax,
+    /// multi-line mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regex: Option<Pattern>,
+}
+
+impl Matcher {
+    /// Builds a matcher from the three optional fields of a step (the
+    /// compiled pattern is shared, not recompiled).
+    pub fn from_parts(
+        equals: &Option<String>,
+        includes: &Option<String>,
+        regex: &Option<Pattern>,
+    ) -> Matcher {
+        Matcher {
+            equals: equals.clone(),
+            includes: includes.clone(),
+            regex: regex.clone(),
+        }
+    }
+
+    /// How many of the three fields are set.
+    pub fn count_set(&self) -> usize {
+        [
+            self.equals.is_some(),
+            self.includes.is_some(),
+            self.regex.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count()
+    }
+
+    /// Whether `actual` satisfies the matcher.
+    pub fn matches(&self, actual: &str) -> bool {
+        if let Some(e) = &self.equals {
+            return actual == e;
+        }
+        if let Some(i) = &self.includes {
+            return actual.contains(i.as_str());
+        }
+        if let Some(r) = &self.regex {
+            return r.is_match(actual);
+        }
+        false
+    }
+
+    /// A description of the expectation in the flow's own words.
+    pub fn describe(&self) -> String {
+        if let Some(e) = &self.equals {
+            return format!("equals {e:?}");
+        }
+        if let Some(i) = &self.includes {
+            return format!("includes {i:?}");
+        }
+        if let Some(r) = &self.regex {
+            return format!("matches /{}/", r.as_str());
+        }
+        "matches nothing".into()
+    }
+}
+
+/// A text-or-regex query (terminal `waitForText` / `assertText`): exactly
+/// one is set. Text is a substring; a regex follows the module's semantics.
+pub fn text_or_regex_matches(text: &Option<String>, regex: &Option<Pattern>, hay: &str) -> bool {
+    match (text, regex) {
+        (Some(t), _) => hay.contains(t.as_str()),
+        (None, Some(r)) => r.is_match(hay),
+        (None, None) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matcher_kinds() {
+        let m = Matcher {
+            equals: None,
+            includes: Some("ell".into()),
+            regex: None,
+        };
+        assert!(m.matches("hello"));
+        assert!(!m.matches("help"));
+        let r = Matcher {
+            equals: None,
+            includes: None,
+            regex: Some(Pattern::new("^h.l+o$").unwrap()),
+        };
+        assert!(r.matches("hello"));
+        assert!(!r.matches("ahello"));
+    }
+
+    #[test]
+    fn regex_is_multi_line_everywhere() {
+        let p = Pattern::new("^total: \\d+$").unwrap();
+        assert!(p.is_match("items\ntotal: 3\ndone"));
+        let whole = Pattern::new("\\Atotal\\z").unwrap();
+        assert!(!whole.is_match("total\nmore"));
+    }
+
+    #[test]
+    fn pattern_round_trips_as_text() {
+        let m: Matcher = serde_json::from_str(r#"{"regex":"a+b"}"#).unwrap();
+        assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"regex":"a+b"}"#);
+        let bad = serde_json::from_str::<Matcher>(r#"{"regex":"("}"#).unwrap_err();
+        assert!(bad.to_string().starts_with(INVALID_REGEX), "{bad}");
+    }
+}

@@ -1,0 +1,280 @@
+//! What a run accumulates while it goes ([`Acc`]) and how that becomes the
+//! result document ([`Acc::assemble`]): the first failure wins, BLOCKED
+//! carries a handoff, tampered evidence fails the run closed, and every
+//! string is redacted before it leaves.
+
+use crate::codes::CoreCode;
+use crate::driver::{DriverError, MissingCapability};
+use crate::evidence::{Artifact, Evidence, EvidenceError};
+use crate::flow::Flow;
+use crate::process::{CleanupReport, CleanupStatus};
+use crate::result::{
+    Artifacts, AssertionRecord, BlockedHandoff, BlockedReasonCode, ObservationKind,
+    ObservationNote, RunResult, RunStatus, Selection, StepRecord, StepStatus, SCHEMA_VERSION,
+};
+use crate::secrets::Secrets;
+
+/// The record of a run in progress.
+pub(super) struct Acc {
+    pub selection: Selection,
+    pub steps: Vec<StepRecord>,
+    pub assertions: Vec<AssertionRecord>,
+    pub observations: Vec<ObservationNote>,
+    pub status: RunStatus,
+    pub reason: Option<String>,
+    pub reason_code: Option<String>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    /// The last stage that started.
+    pub stage: String,
+    /// The stage during which the run stopped passing.
+    pub fail_stage: Option<String>,
+    pub handoff: Option<BlockedHandoff>,
+}
+
+/// What assembling the result needs besides the record.
+pub(super) struct Finish<'a> {
+    pub evidence: &'a Evidence,
+    pub secrets: &'a Secrets,
+    pub flow: &'a Flow,
+    pub cleanup: CleanupReport,
+    pub run_id: String,
+    pub started_at: String,
+    pub duration_ms: u64,
+}
+
+impl Acc {
+    pub fn new(selection: Selection) -> Acc {
+        Acc {
+            selection,
+            steps: Vec::new(),
+            assertions: Vec::new(),
+            observations: Vec::new(),
+            status: RunStatus::Passed,
+            reason: None,
+            reason_code: None,
+            timed_out: false,
+            cancelled: false,
+            stage: "select".into(),
+            fail_stage: None,
+            handoff: None,
+        }
+    }
+
+    /// Records a failure; the first one wins.
+    pub fn fail(&mut self, code: &str, reason: String) {
+        if self.status == RunStatus::Passed {
+            self.fail_stage = Some(self.stage.clone());
+            self.status = RunStatus::Failed;
+            self.reason = Some(reason);
+            self.reason_code = Some(code.to_string());
+        }
+    }
+
+    /// BLOCKED before launch: the selected driver's probe found something
+    /// missing.
+    pub fn block_on_probe(&mut self, driver: &str, missing: Vec<MissingCapability>) {
+        let reason = format!(
+            "{driver} cannot run here: {}",
+            missing
+                .iter()
+                .map(|m| format!("{} ({})", m.id, m.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        self.status = RunStatus::Blocked;
+        self.reason = Some(reason.clone());
+        self.reason_code = Some(CoreCode::RunBlockedMissingCapability.as_str().into());
+        self.handoff =
+            Some(self.handoff_for(BlockedReasonCode::MissingCapability, missing, reason, None));
+    }
+
+    /// BLOCKED by a driver (at launch or during a step); the first problem
+    /// wins.
+    pub fn block(&mut self, e: &DriverError, code: BlockedReasonCode) {
+        if self.status != RunStatus::Passed {
+            return;
+        }
+        self.fail_stage = Some(self.stage.clone());
+        self.status = RunStatus::Blocked;
+        self.reason = Some(e.message.clone());
+        self.reason_code = Some(e.code.to_string());
+        self.handoff = Some(self.handoff_for(
+            code,
+            e.missing.clone(),
+            e.message.clone(),
+            e.remediation.clone(),
+        ));
+    }
+
+    /// Adds a note to the result's observations.
+    pub fn note(&mut self, step: Option<usize>, kind: ObservationKind, message: String) {
+        self.observations.push(ObservationNote {
+            step,
+            kind,
+            message,
+        });
+    }
+
+    /// Records every step from `from` on as skipped.
+    pub fn skip_rest(&mut self, flow: &Flow, from: usize) {
+        for s in &flow.steps[from..] {
+            self.steps.push(StepRecord {
+                index: s.index + 1,
+                action: s.action_name().into(),
+                name: s.name.clone(),
+                status: StepStatus::Skipped,
+                duration_ms: 0,
+                reason: None,
+                detail: None,
+            });
+        }
+    }
+
+    /// A run that did not pass stopped in the stage running when it
+    /// stopped.
+    pub fn settle_fail_stage(&mut self) {
+        if self.status != RunStatus::Passed && self.fail_stage.is_none() {
+            self.fail_stage = Some(self.stage.clone());
+        }
+    }
+
+    fn handoff_for(
+        &self,
+        code: BlockedReasonCode,
+        missing: Vec<MissingCapability>,
+        reason: String,
+        remediation: Option<String>,
+    ) -> BlockedHandoff {
+        let remediation = match remediation {
+            Some(r) if missing.is_empty() => r,
+            _ if missing.is_empty() => "see the reason; then run the flow again".to_string(),
+            _ => missing
+                .iter()
+                .map(|m| format!("{}: {}", m.id, m.remediation))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        BlockedHandoff {
+            backend: self.selection.selected_backend,
+            platform_driver: self.selection.platform_driver.clone(),
+            platform: self.selection.platform,
+            reason_code: code,
+            missing_capabilities: missing,
+            reason,
+            remediation,
+            manual_action_required: true,
+            automatic_remediation_attempted: false,
+        }
+    }
+
+    /// The result document: evidence verified (fail closed when swapped),
+    /// withheld artifacts noted, every string redacted.
+    pub fn assemble(mut self, f: Finish<'_>) -> RunResult {
+        let artifacts = self.verified_artifacts(f.evidence);
+        let stage = self
+            .fail_stage
+            .clone()
+            .unwrap_or_else(|| self.stage.clone());
+        let result = RunResult {
+            schema_version: SCHEMA_VERSION,
+            status: self.status,
+            reason: self.reason,
+            reason_code: self.reason_code,
+            timed_out: self.timed_out,
+            cancelled: self.cancelled,
+            stage,
+            flow_name: f.flow.name.clone(),
+            selection: self.selection,
+            steps: self.steps,
+            assertions: self.assertions,
+            observations: self.observations,
+            artifacts,
+            blocked_handoff: self.handoff,
+            cleanup: f.cleanup,
+            evidence_dir: f.evidence.run_dir().display().to_string(),
+            run_id: f.run_id,
+            started_at: f.started_at,
+            duration_ms: f.duration_ms,
+        };
+        redact_result(f.secrets, result)
+    }
+
+    /// The evidence store's artifacts that still verify. If the program
+    /// under test swapped the run directory or an artifact for something
+    /// else, the run fails closed and what no longer verifies is not listed.
+    fn verified_artifacts(&mut self, evidence: &Evidence) -> Artifacts {
+        let swapped = evidence.verify();
+        if !swapped.is_empty() {
+            let what: Vec<String> = swapped.iter().map(|e| e.to_string()).collect();
+            let reason = format!("evidence was tampered with: {}", what.join("; "));
+            self.note(None, ObservationKind::Evidence, reason.clone());
+            self.status = RunStatus::Failed;
+            self.handoff = None;
+            self.reason = Some(reason);
+            self.reason_code = Some(CoreCode::EvidenceSwapped.as_str().into());
+            if self.fail_stage.is_none() {
+                self.fail_stage = Some("cleanup".into());
+            }
+        }
+        let bad: Vec<String> = swapped
+            .iter()
+            .filter_map(|e| match e {
+                EvidenceError::Swapped(p) => Some(p.display().to_string()),
+                _ => None,
+            })
+            .collect();
+        let root_swapped = swapped
+            .iter()
+            .any(|e| matches!(e, EvidenceError::Swapped(p) if *p == evidence.run_dir()));
+        let listed: Vec<Artifact> = if root_swapped {
+            Vec::new()
+        } else {
+            evidence
+                .artifacts()
+                .into_iter()
+                .filter(|a| !bad.contains(&a.path))
+                .collect()
+        };
+        let withheld = evidence.withheld();
+        for w in &withheld {
+            self.note(
+                None,
+                ObservationKind::EvidenceWithheld,
+                format!("{} was withheld: {}", w.name, w.reason),
+            );
+        }
+        Artifacts::from_list(listed, withheld)
+    }
+}
+
+/// Each process once; anything left makes the report incomplete.
+pub(super) fn dedup_cleanup(report: CleanupReport) -> CleanupReport {
+    let mut out = CleanupReport::default();
+    let mut seen = std::collections::HashSet::new();
+    for e in report.ended {
+        if seen.insert(e.pid) {
+            out.ended.push(e);
+        }
+    }
+    for l in report.left {
+        if !out.ended.iter().any(|e| e.pid == l.pid) && seen.insert(l.pid) {
+            out.left.push(l);
+        }
+    }
+    if !out.left.is_empty() {
+        out.status = CleanupStatus::Incomplete;
+    }
+    out
+}
+
+fn redact_result(secrets: &Secrets, result: RunResult) -> RunResult {
+    if secrets.is_empty() {
+        return result;
+    }
+    let Ok(mut v) = serde_json::to_value(&result) else {
+        return result;
+    };
+    secrets.redact_json(&mut v);
+    serde_json::from_value(v).unwrap_or(result)
+}

@@ -1,0 +1,303 @@
+//! The X display and session bus a run uses: the host's own (`DISPLAY`,
+//! `DBUS_SESSION_BUS_ADDRESS`) or an owned virtual pair (Xvfb + a private
+//! `dbus-daemon`) started through the run's process owner.
+
+use crate::codes::DesktopCode;
+use qa_core::host::which;
+use qa_core::{Deadline, DriverError, MissingCapability, SessionContext};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Where the a11y bus service file lives on Debian/Ubuntu/Fedora/Arch.
+const A11Y_SERVICE_FILES: &[&str] = &[
+    "/usr/share/dbus-1/services/org.a11y.Bus.service",
+    "/usr/local/share/dbus-1/services/org.a11y.Bus.service",
+];
+
+/// The display and bus one session runs against.
+#[derive(Debug)]
+pub(crate) struct DesktopEnv {
+    /// X display name (`:N`).
+    pub display: String,
+    /// Session bus address.
+    pub session_bus: String,
+    /// Private `XDG_RUNTIME_DIR` (virtual mode); removed at close.
+    pub runtime_dir: Option<PathBuf>,
+    /// Whether the display and bus are owned by this run.
+    pub owned: bool,
+    /// Child handles of Xvfb and dbus-daemon (kept so their pipes stay open).
+    pub children: Vec<tokio::process::Child>,
+}
+
+/// The installed `org.a11y.Bus` D-Bus service file (at-spi2-core).
+pub(crate) fn a11y_service_file() -> Option<PathBuf> {
+    A11Y_SERVICE_FILES
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// Missing capability helpers (stable ids and remediations).
+pub(crate) fn missing(id: &str, reason: impl Into<String>, remediation: &str) -> MissingCapability {
+    MissingCapability {
+        id: id.into(),
+        reason: reason.into(),
+        remediation: remediation.into(),
+    }
+}
+
+/// What the host lacks for a run in the given mode (empty: nothing).
+pub(crate) fn host_missing(virtual_display: bool) -> Vec<MissingCapability> {
+    let mut m = Vec::new();
+    if virtual_display {
+        if which("Xvfb").is_none() {
+            m.push(missing(
+                "xvfb",
+                "--virtual-display needs Xvfb, which is not on PATH",
+                "apt-get install -y xvfb",
+            ));
+        }
+        if which("dbus-daemon").is_none() {
+            m.push(missing(
+                "dbus-daemon",
+                "--virtual-display needs dbus-daemon for a private session bus, which is not on PATH",
+                "apt-get install -y dbus",
+            ));
+        }
+    } else {
+        let display = std::env::var("DISPLAY").ok().filter(|s| !s.is_empty());
+        let wayland = std::env::var("WAYLAND_DISPLAY")
+            .ok()
+            .filter(|s| !s.is_empty());
+        match (display, wayland) {
+            (None, Some(w)) => m.push(missing(
+                "x11-display",
+                format!(
+                    "only a Wayland display ({w}) is available; window capture and input need X11"
+                ),
+                "run with --virtual-display, or start Xwayland and set DISPLAY",
+            )),
+            (None, None) => m.push(missing(
+                "display",
+                "no X display: DISPLAY is not set",
+                "run with --virtual-display or set DISPLAY",
+            )),
+            _ => {}
+        }
+        if session_bus_from_env().is_none() {
+            m.push(missing(
+                "session-bus",
+                "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist",
+                "run with --virtual-display, or run ui-qa inside `dbus-run-session -- …`",
+            ));
+        }
+    }
+    if a11y_service_file().is_none() {
+        m.push(missing(
+            "accessibility-bus",
+            "the AT-SPI accessibility bus (org.a11y.Bus from at-spi2-core) is not installed",
+            "apt-get install -y at-spi2-core",
+        ));
+    }
+    m
+}
+
+/// The session bus address the host provides, if any.
+pub(crate) fn session_bus_from_env() -> Option<String> {
+    if let Some(a) = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
+        return Some(a);
+    }
+    let rt = std::env::var("XDG_RUNTIME_DIR").ok()?;
+    let p = Path::new(&rt).join("bus");
+    p.exists().then(|| format!("unix:path={}", p.display()))
+}
+
+/// The host's own display and bus.
+pub(crate) fn host_env() -> Result<DesktopEnv, DriverError> {
+    if let Some(m) = host_missing(false).into_iter().next() {
+        return Err(DriverError::blocked(DesktopCode::HostMissing, m));
+    }
+    Ok(DesktopEnv {
+        display: std::env::var("DISPLAY").unwrap_or_default(),
+        session_bus: session_bus_from_env().unwrap_or_default(),
+        runtime_dir: None,
+        owned: false,
+        children: Vec::new(),
+    })
+}
+
+fn private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    for i in 0..100u32 {
+        let p = base.join(format!(
+            "ui-qa-desktop-{}-{nanos:x}-{i}",
+            std::process::id()
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free private directory name"))
+}
+
+async fn first_line(
+    child: &mut tokio::process::Child,
+    deadline: Deadline,
+    what: &str,
+) -> Result<String, DriverError> {
+    let out = child.stdout.take().ok_or_else(|| {
+        DriverError::new(
+            DesktopCode::VirtualDisplayIo,
+            format!("{what}: no stdout pipe"),
+        )
+    })?;
+    let mut lines = BufReader::new(out).lines();
+    let line = deadline.run(lines.next_line()).await;
+    // Keep the pipe's read end alive with the child (dropping it would SIGPIPE later writes).
+    let inner = lines.into_inner().into_inner();
+    child.stdout = Some(inner);
+    match line {
+        Some(Ok(Some(l))) if !l.trim().is_empty() => Ok(l.trim().to_string()),
+        Some(Ok(_)) => Err(DriverError::new(
+            DesktopCode::VirtualDisplayFailed,
+            format!("{what} exited before it was ready"),
+        )),
+        Some(Err(e)) => Err(DriverError::new(
+            DesktopCode::VirtualDisplayIo,
+            format!("{what}: {e}"),
+        )),
+        None => Err(DriverError::new(
+            DesktopCode::VirtualDisplayTimeout,
+            format!("{what} was not ready before the deadline"),
+        )),
+    }
+}
+
+fn io_error(code: DesktopCode, what: &str, e: std::io::Error) -> DriverError {
+    DriverError::new(code, format!("{what}: {e}"))
+}
+
+/// Starts an owned Xvfb on a free display (`-displayfd`) and a private
+/// session bus whose only activatable service is `org.a11y.Bus`.
+pub(crate) async fn start_virtual(
+    ctx: &SessionContext,
+    deadline: Deadline,
+) -> Result<DesktopEnv, DriverError> {
+    if let Some(m) = host_missing(true).into_iter().next() {
+        return Err(DriverError::blocked(DesktopCode::VirtualDisplayMissing, m));
+    }
+    let xvfb = which("Xvfb").expect("checked");
+    let dbus = which("dbus-daemon").expect("checked");
+    let service = a11y_service_file().expect("checked");
+    let rt = private_dir()
+        .map_err(|e| io_error(DesktopCode::VirtualDisplayIo, "private runtime dir", e))?;
+    let mut env = DesktopEnv {
+        display: String::new(),
+        session_bus: String::new(),
+        runtime_dir: Some(rt.clone()),
+        owned: true,
+        children: Vec::new(),
+    };
+
+    let mut cmd = tokio::process::Command::new(&xvfb);
+    cmd.args([
+        "-displayfd",
+        "1",
+        "-screen",
+        "0",
+        "1280x800x24",
+        "-nolisten",
+        "tcp",
+        "-noreset",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(log_file(&rt, "xvfb.log"));
+    let mut x = ctx
+        .processes
+        .spawn(cmd, "xvfb")
+        .map_err(|e| io_error(DesktopCode::VirtualDisplaySpawn, "Xvfb", e))?;
+    let n = first_line(&mut x, deadline, "Xvfb").await;
+    env.children.push(x);
+    let n = n?;
+    if n.parse::<u32>().is_err() {
+        return Err(DriverError::new(
+            DesktopCode::VirtualDisplayFailed,
+            format!("Xvfb reported an unexpected display number {n:?}"),
+        ));
+    }
+    env.display = format!(":{n}");
+
+    let services = rt.join("services");
+    std::fs::create_dir(&services)
+        .and_then(|_| std::fs::copy(&service, services.join("org.a11y.Bus.service")).map(|_| ()))
+        .map_err(|e| io_error(DesktopCode::VirtualDisplayIo, "bus service dir", e))?;
+    let conf = rt.join("session.conf");
+    std::fs::write(&conf, bus_config(&rt.join("bus"), &services))
+        .map_err(|e| io_error(DesktopCode::VirtualDisplayIo, "bus config", e))?;
+    let mut cmd = tokio::process::Command::new(&dbus);
+    cmd.arg(format!("--config-file={}", conf.display()))
+        .args(["--nofork", "--print-address=1"])
+        .env("DISPLAY", &env.display)
+        .env("XDG_RUNTIME_DIR", &rt)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log_file(&rt, "dbus.log"));
+    let mut d = ctx
+        .processes
+        .spawn(cmd, "dbus-daemon")
+        .map_err(|e| io_error(DesktopCode::VirtualDisplaySpawn, "dbus-daemon", e))?;
+    let addr = first_line(&mut d, deadline, "dbus-daemon").await;
+    env.children.push(d);
+    env.session_bus = addr?;
+    Ok(env)
+}
+
+fn log_file(dir: &Path, name: &str) -> Stdio {
+    std::fs::File::create(dir.join(name))
+        .map(Stdio::from)
+        .unwrap_or_else(|_| Stdio::null())
+}
+
+/// The private bus configuration: one listening socket, EXTERNAL auth, and a
+/// service directory holding only `org.a11y.Bus` (no portals, no gvfs).
+pub(crate) fn bus_config(socket: &Path, services: &Path) -> String {
+    format!(
+        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:path={}</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>{}</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#,
+        socket.display(),
+        services.display()
+    )
+}
+
+/// Removes the private runtime directory (after every process is gone).
+pub(crate) fn remove_runtime_dir(env: &DesktopEnv) {
+    if let Some(d) = &env.runtime_dir {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -1,0 +1,248 @@
+//! The Linux session: the step dispatch (one exhaustive match per entry
+//! point), the typed surface state, failure evidence and cleanup. Opening
+//! it lives in `open.rs`; the work of each step in the modules it calls.
+
+use super::actions::{self, resolve_wait};
+use super::app::App;
+use super::artifacts;
+use super::capture::X11;
+use super::checks;
+use super::display::{self, DesktopEnv};
+use super::keys;
+use super::pointer;
+use crate::codes::DesktopCode;
+use crate::locate::truncate;
+use async_trait::async_trait;
+use qa_core::flow::{Action, DesktopAction};
+use qa_core::process::DEFAULT_GRACE;
+use qa_core::{
+    Artifact, CloseResult, Deadline, DriverError, Note, NoteKind, SessionContext, Step,
+    StepOutcome, SurfaceSession, SurfaceState, Verdict,
+};
+use std::time::Duration;
+
+/// Bound on one observation (the runner allows it 5 s).
+const OBSERVE_MS: u64 = 2_000;
+/// Most window titles an observation lists.
+const OBSERVE_WINDOWS: usize = 20;
+/// Characters of one window title in an observation.
+const OBSERVE_TITLE_CHARS: usize = 120;
+
+/// An open session on one application.
+pub(crate) struct LinuxSession {
+    /// What the runner gave the session.
+    pub ctx: SessionContext,
+    /// The display and session bus (owned ones end at close).
+    pub env: DesktopEnv,
+    /// The application driven.
+    pub app: App,
+    /// The launched process's handle (`None` when attached).
+    pub launched: Option<tokio::process::Child>,
+}
+
+impl LinuxSession {
+    fn redact(&self, s: &str) -> String {
+        self.ctx.secrets.redact(s).into_owned()
+    }
+
+    /// Types through XTest off the async runtime.
+    async fn input(
+        &self,
+        f: impl FnOnce(&X11) -> Result<(), String> + Send + 'static,
+    ) -> Result<(), DriverError> {
+        self.app
+            .with_x11(DesktopCode::InputFailed, f)
+            .await?
+            .map_err(|e| DriverError::new(DesktopCode::InputFailed, e))
+    }
+}
+
+fn outcome(detail: impl Into<String>) -> StepOutcome {
+    StepOutcome {
+        detail: Some(detail.into()),
+        notes: Vec::new(),
+    }
+}
+
+fn desktop(step: &Step) -> Result<&DesktopAction, DriverError> {
+    match &step.action {
+        Action::Desktop(a) => Ok(a),
+        Action::Browser(_) | Action::Terminal(_) => Err(DriverError::new(
+            DesktopCode::StepKind,
+            format!("{} is not a desktop step", step.action_name()),
+        )),
+    }
+}
+
+#[async_trait]
+impl SurfaceSession for LinuxSession {
+    async fn observe(&mut self) -> Result<SurfaceState, DriverError> {
+        let wins = Deadline::after_ms(OBSERVE_MS)
+            .run(self.app.windows())
+            .await
+            .ok_or_else(|| {
+                DriverError::new(
+                    DesktopCode::ObserveTimeout,
+                    format!(
+                        "the application's accessible windows did not answer within {OBSERVE_MS} ms"
+                    ),
+                )
+            })?;
+        Ok(SurfaceState::Desktop {
+            app: self.redact(&self.app.name),
+            pid: self.app.pid,
+            windows: wins
+                .iter()
+                .take(OBSERVE_WINDOWS)
+                .map(|w| truncate(&self.redact(&w.name), OBSERVE_TITLE_CHARS))
+                .collect(),
+        })
+    }
+
+    async fn perform(
+        &mut self,
+        step: &Step,
+        deadline: Deadline,
+    ) -> Result<StepOutcome, DriverError> {
+        let conn = self.app.conn().clone();
+        match desktop(step)? {
+            DesktopAction::ActivateWindow(_) => {
+                let w = self.app.focus_window().await?;
+                Ok(outcome(format!("raised and focused window 0x{:x}", w.id)))
+            }
+            DesktopAction::Activate(a) => {
+                let n = resolve_wait(&conn, &self.app.root, &a.locator, deadline).await?;
+                let d = match actions::activate(&conn, &n).await? {
+                    actions::Activated::Action(d) => d,
+                    actions::Activated::NoAction => pointer::click(&self.app, &n).await?,
+                };
+                Ok(outcome(d))
+            }
+            DesktopAction::SnapshotAccessibility(s) => {
+                artifacts::snapshot(&self.app, &self.ctx, step, s.locator.as_ref(), deadline)
+                    .await?;
+                Ok(outcome("accessibility snapshot"))
+            }
+            DesktopAction::SetValue(s) => {
+                let n = resolve_wait(&conn, &self.app.root, &s.locator, deadline).await?;
+                let d = actions::set_value(&conn, &n, &s.value, deadline).await?;
+                Ok(outcome(d))
+            }
+            DesktopAction::InputText(t) => {
+                self.app.focus_window().await?;
+                if let Some(l) = &t.locator {
+                    let n = resolve_wait(&conn, &self.app.root, l, deadline).await?;
+                    actions::focus(&conn, &n).await?;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                let text = t.text.clone();
+                self.input(move |x| keys::type_text(x, &text)).await?;
+                Ok(outcome(format!(
+                    "typed {} characters",
+                    t.text.chars().count()
+                )))
+            }
+            DesktopAction::PressKey(k) => {
+                let chord = k.key.chord();
+                self.app.focus_window().await?;
+                self.input(move |x| {
+                    let mut map = keys::Keymap::load(x)?;
+                    keys::press_chord(x, &mut map, &chord)
+                })
+                .await?;
+                Ok(outcome(format!("pressed {chord}")))
+            }
+            DesktopAction::Screenshot(_) => {
+                let (_, w) = artifacts::screenshot(&self.app, &self.ctx, step).await?;
+                Ok(outcome(format!(
+                    "window 0x{:x} (pid {}) {}x{} at {},{}",
+                    w.id, w.pid, w.width, w.height, w.x, w.y
+                )))
+            }
+            DesktopAction::Capture(_) => {
+                let (_, w) = artifacts::screenshot(&self.app, &self.ctx, step).await?;
+                artifacts::snapshot(&self.app, &self.ctx, step, None, deadline).await?;
+                Ok(outcome(format!(
+                    "window 0x{:x} {}x{} + snapshot",
+                    w.id, w.width, w.height
+                )))
+            }
+            other @ (DesktopAction::WaitForWindow(_)
+            | DesktopAction::WaitForTimeout(_)
+            | DesktopAction::WaitForText(_)
+            | DesktopAction::AssertText(_)
+            | DesktopAction::AssertState(_)) => Err(DriverError::new(
+                DesktopCode::StepNotAnAction,
+                format!("{} is not performed by the driver", other.name()),
+            )),
+        }
+    }
+
+    async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
+        let app = &self.app;
+        let secrets = &self.ctx.secrets;
+        let work = async {
+            match desktop(step)? {
+                DesktopAction::WaitForWindow(w) => {
+                    Ok(checks::window(app, w.title.as_ref(), secrets).await)
+                }
+                DesktopAction::WaitForText(t) | DesktopAction::AssertText(t) => {
+                    checks::text(app, t.locator.as_ref(), &t.matcher(), secrets).await
+                }
+                DesktopAction::AssertState(s) => checks::state(app, s, secrets).await,
+                other @ (DesktopAction::ActivateWindow(_)
+                | DesktopAction::Activate(_)
+                | DesktopAction::SnapshotAccessibility(_)
+                | DesktopAction::SetValue(_)
+                | DesktopAction::InputText(_)
+                | DesktopAction::PressKey(_)
+                | DesktopAction::WaitForTimeout(_)
+                | DesktopAction::Screenshot(_)
+                | DesktopAction::Capture(_)) => Err(DriverError::new(
+                    DesktopCode::StepNotAnAssertion,
+                    format!("{} is not verified by the driver", other.name()),
+                )),
+            }
+        };
+        match deadline.run(work).await {
+            Some(r) => r,
+            None => Ok(Verdict::NotYet {
+                observed: "the accessibility tree did not answer before the step deadline".into(),
+            }),
+        }
+    }
+
+    async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
+        let mut named = step.clone();
+        named.name = Some(format!("failure-step{}", step.index + 1));
+        match artifacts::screenshot(&self.app, &self.ctx, &named).await {
+            Ok((a, _)) => vec![a],
+            Err(_) => Vec::new(),
+        }
+    }
+
+    async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
+        let LinuxSession {
+            ctx,
+            env,
+            app,
+            launched,
+        } = *self;
+        // Off the accessibility bus before its processes end.
+        drop(app);
+        let cleanup = ctx.processes.end_all(DEFAULT_GRACE, deadline).await;
+        drop(launched);
+        display::remove_runtime_dir(&env);
+        let mut notes = artifacts::app_logs(&ctx);
+        if env.owned {
+            notes.push(Note::new(
+                NoteKind::Environment,
+                format!(
+                    "virtual display {} and its private session bus were ended",
+                    env.display
+                ),
+            ));
+        }
+        CloseResult { cleanup, notes }
+    }
+}

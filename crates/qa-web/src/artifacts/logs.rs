@@ -1,0 +1,46 @@
+//! `console.jsonl` and `network.jsonl`: what the page logged and requested
+//! (method, origin + path, status, type, timing; never headers or bodies).
+
+use super::publish;
+use crate::shared::Shared;
+use qa_core::{ArtifactGroup, Evidence};
+use serde_json::json;
+
+/// Writes both logs (a `{"dropped":N}` line ends a log that hit its bound).
+/// Best effort: a log that cannot be written is left out.
+pub(crate) fn write_logs(sh: &Shared, evidence: &Evidence) {
+    let (console, network, dropped) = {
+        let st = sh.st();
+        let c: Vec<String> = st
+            .console
+            .iter()
+            .map(|e| {
+                json!({ "atMs": e.at_ms, "level": e.level.as_str(), "source": e.source, "text": e.text, "containment": e.containment }).to_string()
+            })
+            .collect();
+        let n: Vec<String> = st
+            .network
+            .iter()
+            .map(|e| {
+                json!({ "method": e.method, "url": e.url, "type": e.kind, "status": e.status, "startMs": e.start_ms, "durationMs": e.duration_ms, "failed": e.failed }).to_string()
+            })
+            .collect();
+        (c, n, st.dropped)
+    };
+    let mut c = console.join("\n");
+    let mut n = network.join("\n");
+    if dropped > 0 {
+        c.push_str(&format!("\n{{\"dropped\":{dropped}}}"));
+        n.push_str(&format!("\n{{\"dropped\":{dropped}}}"));
+    }
+    for (base, text) in [("console", c), ("network", n)] {
+        let _ = publish(
+            evidence,
+            ArtifactGroup::Logs,
+            base,
+            "jsonl",
+            text.as_bytes(),
+            None,
+        );
+    }
+}

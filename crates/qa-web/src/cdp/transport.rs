@@ -1,0 +1,497 @@
+//! The CDP transport: one WebSocket connection to the browser endpoint, raw
+//! JSON calls (`call(session, method, params) -> Value`) and one stream of
+//! events.
+//!
+//! Every protocol call the driver makes ends in [`Cdp::call_with_timeout`]
+//! (typed commands too, see `super::commands`), so the transport can be
+//! swapped without touching the logic above it (see
+//! `docs/decisions/0001-cdp-transport.md`). Sessions are flat
+//! (`Target.setAutoAttach{flatten:true}`): a call or event carries its
+//! `sessionId` at the top level.
+//!
+//! I/O runs on two plain threads (a reader blocked on the socket and writes
+//! done under a mutex on a cloned socket), never on the tokio runtime.
+
+use super::events::{AttachedToTarget, DetachedFromTarget, Event, TargetCrashed};
+use crate::codes::WebCode;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tungstenite::protocol::{Role, WebSocketConfig};
+use tungstenite::{Message, WebSocket};
+
+/// One protocol event.
+#[derive(Debug, Clone)]
+pub struct CdpEvent {
+    /// The flat session it came from (`None`: the browser session).
+    pub session: Option<String>,
+    /// Method name, e.g. `Fetch.requestPaused`.
+    pub method: String,
+    /// The event, when it is one the driver handles.
+    pub event: Option<Event>,
+    /// Event parameters.
+    pub params: Value,
+}
+
+impl CdpEvent {
+    /// The parameters as `T`; parameters of an unexpected shape read as
+    /// `T::default()` (every field of the protocol is optional to us).
+    pub fn params<T: DeserializeOwned + Default>(&self) -> T {
+        T::deserialize(&self.params).unwrap_or_default()
+    }
+}
+
+/// A failed call.
+#[derive(Debug, Clone)]
+pub enum CdpError {
+    /// The browser answered with a protocol error.
+    Protocol {
+        /// Protocol error code.
+        code: i64,
+        /// Protocol error message.
+        message: String,
+    },
+    /// The connection is gone.
+    Closed,
+    /// The target the call was addressed to detached, closed or crashed
+    /// before it answered (or before the call was sent).
+    TargetClosed {
+        /// The method that was called.
+        method: String,
+        /// The target's kind (`page`, `iframe`, `worker`, …).
+        kind: String,
+        /// The target crashed (rather than closed or detached).
+        crashed: bool,
+    },
+    /// No answer before the call's bound.
+    Timeout {
+        /// The method that was called.
+        method: String,
+        /// The target's kind (`browser` for the browser session).
+        kind: String,
+        /// The bound that passed, in ms.
+        after_ms: u64,
+    },
+}
+
+impl CdpError {
+    /// The stable error code for a [`qa_core::DriverError`] made from this.
+    pub fn web_code(&self) -> WebCode {
+        match self {
+            CdpError::Protocol { .. } => WebCode::CdpProtocol,
+            CdpError::Closed => WebCode::CdpClosed,
+            CdpError::TargetClosed { crashed: true, .. } => WebCode::CdpTargetCrashed,
+            CdpError::TargetClosed { .. } => WebCode::CdpTargetClosed,
+            CdpError::Timeout { .. } => WebCode::CdpTimeout,
+        }
+    }
+
+    /// [`CdpError::web_code`] as its wire string.
+    pub fn code(&self) -> &'static str {
+        self.web_code().as_str()
+    }
+
+    /// Whether the addressed target is gone (closed, detached or crashed).
+    pub fn target_gone(&self) -> bool {
+        matches!(self, CdpError::TargetClosed { .. })
+    }
+}
+
+impl std::fmt::Display for CdpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CdpError::Protocol { code, message } => write!(f, "protocol error {code}: {message}"),
+            CdpError::Closed => f.write_str("the DevTools connection is closed"),
+            CdpError::TargetClosed {
+                method,
+                kind,
+                crashed,
+            } => write!(
+                f,
+                "the {kind} target {} before it answered {method}",
+                if *crashed { "crashed" } else { "closed" }
+            ),
+            CdpError::Timeout {
+                method,
+                kind,
+                after_ms,
+            } => write!(
+                f,
+                "no answer to {method} from the {kind} target within {after_ms} ms"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CdpError {}
+
+impl From<CdpError> for qa_core::DriverError {
+    fn from(e: CdpError) -> Self {
+        qa_core::DriverError::new(e.web_code(), e.to_string())
+    }
+}
+
+/// A call waiting for its answer.
+struct Waiter {
+    session: Option<String>,
+    method: String,
+    tx: oneshot::Sender<Result<Value, CdpError>>,
+}
+
+/// What the reader knows of the flat sessions: their kinds, and which are
+/// gone (calls to those fail at once).
+#[derive(Default)]
+struct Sessions {
+    kinds: HashMap<String, String>,
+    /// Target id → session id (for `Target.targetCrashed`).
+    targets: HashMap<String, String>,
+    /// Sessions that detached or crashed → crashed?
+    gone: HashMap<String, bool>,
+}
+
+/// Bound on remembered gone sessions (oldest forgotten first is not needed:
+/// a run attaches far fewer targets than this).
+const MAX_GONE: usize = 10_000;
+
+#[derive(Default)]
+struct Book {
+    waiters: HashMap<u64, Waiter>,
+    sessions: Sessions,
+}
+
+type Pending = Arc<Mutex<Book>>;
+
+/// The connection.
+pub struct Cdp {
+    writer: Mutex<WebSocket<TcpStream>>,
+    pending: Pending,
+    next_id: AtomicU64,
+    open: Arc<AtomicBool>,
+    shutdown: TcpStream,
+    events_in: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Cdp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cdp").finish_non_exhaustive()
+    }
+}
+
+fn config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .max_frame_size(None)
+        .max_message_size(Some(512 << 20))
+}
+
+impl Cdp {
+    /// Connects to a browser WebSocket endpoint (`ws://127.0.0.1:PORT/devtools/browser/ID`).
+    /// Blocking: call it from `spawn_blocking`. Events go to the returned receiver.
+    pub fn connect(
+        ws_url: &str,
+        timeout: Duration,
+    ) -> Result<(Arc<Cdp>, mpsc::UnboundedReceiver<CdpEvent>), String> {
+        let url = url::Url::parse(ws_url).map_err(|e| format!("bad DevTools URL: {e}"))?;
+        let host = url.host_str().ok_or("DevTools URL has no host")?;
+        let port = url.port().ok_or("DevTools URL has no port")?;
+        let addr = format!("{host}:{port}");
+        let sock_addr = std::net::ToSocketAddrs::to_socket_addrs(&addr)
+            .map_err(|e| e.to_string())?
+            .next()
+            .ok_or("DevTools address does not resolve")?;
+        let stream = TcpStream::connect_timeout(&sock_addr, timeout).map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).ok();
+        stream.set_read_timeout(Some(timeout)).ok();
+        let (reader, _resp) =
+            tungstenite::client::client_with_config(ws_url, stream, Some(config()))
+                .map_err(|e| format!("DevTools WebSocket handshake failed: {e}"))?;
+        reader.get_ref().set_read_timeout(None).ok();
+        let write_stream = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
+        let shutdown = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
+        let writer = WebSocket::from_raw_socket(write_stream, Role::Client, Some(config()));
+        let pending: Pending = Arc::new(Mutex::new(Book::default()));
+        let open = Arc::new(AtomicBool::new(true));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let events_in = Arc::new(AtomicU64::new(0));
+        let counter = events_in.clone();
+        let cdp = Arc::new(Cdp {
+            writer: Mutex::new(writer),
+            pending: pending.clone(),
+            next_id: AtomicU64::new(1),
+            open: open.clone(),
+            shutdown,
+            events_in,
+        });
+        std::thread::Builder::new()
+            .name("qa-web-cdp-reader".into())
+            .spawn(move || read_loop(reader, pending, open, tx, counter))
+            .map_err(|e| e.to_string())?;
+        Ok((cdp, rx))
+    }
+
+    /// How many events the reader has handed to the event channel so far.
+    /// Every event that arrived before a call's answer is counted by the
+    /// time that call returns (one reader thread, in wire order).
+    pub fn events_received(&self) -> u64 {
+        self.events_in.load(Ordering::SeqCst)
+    }
+
+    /// Whether the connection is still open.
+    pub fn is_open(&self) -> bool {
+        self.open.load(Ordering::SeqCst)
+    }
+
+    /// Calls `method` with `params` on `session` (`None`: the browser) and
+    /// returns the raw `result`. Bounded by `timeout`.
+    pub async fn call_with_timeout(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, CdpError> {
+        if !self.is_open() {
+            return Err(CdpError::Closed);
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = Value::String(s.to_string());
+        }
+        let (tx, rx) = oneshot::channel();
+        let kind = {
+            let mut book = self.pending.lock().expect("pending lock");
+            if let Some(s) = session {
+                if let Some(&crashed) = book.sessions.gone.get(s) {
+                    return Err(CdpError::TargetClosed {
+                        method: method.to_string(),
+                        kind: book.sessions.kind_of(Some(s)),
+                        crashed,
+                    });
+                }
+            }
+            book.waiters.insert(
+                id,
+                Waiter {
+                    session: session.map(str::to_string),
+                    method: method.to_string(),
+                    tx,
+                },
+            );
+            book.sessions.kind_of(session)
+        };
+        let text = msg.to_string();
+        let sent = {
+            let mut w = self.writer.lock().expect("writer lock");
+            w.send(Message::text(text))
+        };
+        if sent.is_err() {
+            self.pending
+                .lock()
+                .expect("pending lock")
+                .waiters
+                .remove(&id);
+            self.open.store(false, Ordering::SeqCst);
+            return Err(CdpError::Closed);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err(CdpError::Closed),
+            Err(_) => {
+                self.pending
+                    .lock()
+                    .expect("pending lock")
+                    .waiters
+                    .remove(&id);
+                Err(CdpError::Timeout {
+                    method: method.to_string(),
+                    kind,
+                    after_ms: timeout.as_millis() as u64,
+                })
+            }
+        }
+    }
+
+    /// [`Cdp::call_with_timeout`] with a 30 s bound.
+    pub async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        self.call_with_timeout(session, method, params, Duration::from_secs(30))
+            .await
+    }
+
+    /// Closes the connection (the reader thread ends).
+    pub fn close(&self) {
+        self.open.store(false, Ordering::SeqCst);
+        if let Ok(mut w) = self.writer.lock() {
+            let _ = w.close(None);
+            let _ = w.flush();
+        }
+        let _ = self.shutdown.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+impl Sessions {
+    fn kind_of(&self, session: Option<&str>) -> String {
+        match session {
+            None => "browser".into(),
+            Some(s) => self.kinds.get(s).cloned().unwrap_or_else(|| "page".into()),
+        }
+    }
+}
+
+impl Book {
+    /// Marks `session` gone and fails every call waiting on it at once.
+    fn gone(&mut self, session: &str, crashed: bool) {
+        if self.sessions.gone.len() < MAX_GONE {
+            let e = self
+                .sessions
+                .gone
+                .entry(session.to_string())
+                .or_insert(false);
+            *e |= crashed;
+        }
+        let kind = self.sessions.kind_of(Some(session));
+        let ids: Vec<u64> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.session.as_deref() == Some(session))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(w) = self.waiters.remove(&id) {
+                let _ = w.tx.send(Err(CdpError::TargetClosed {
+                    method: w.method,
+                    kind: kind.clone(),
+                    crashed,
+                }));
+            }
+        }
+    }
+
+    /// Keeps the session table current from one event (before the event is
+    /// handed on, so a call made after it sees the change).
+    fn track(&mut self, ev: &CdpEvent) {
+        let session = ev.session.as_deref();
+        match ev.event {
+            Some(Event::TargetAttachedToTarget) => {
+                let a: AttachedToTarget = ev.params();
+                if !a.session_id.is_empty() {
+                    let kind = if a.target_info.kind.is_empty() {
+                        "other".to_string()
+                    } else {
+                        a.target_info.kind
+                    };
+                    self.sessions.kinds.insert(a.session_id.clone(), kind);
+                    if !a.target_info.target_id.is_empty() {
+                        self.sessions
+                            .targets
+                            .insert(a.target_info.target_id, a.session_id.clone());
+                    }
+                    self.sessions.gone.remove(&a.session_id);
+                }
+            }
+            Some(Event::TargetDetachedFromTarget) => {
+                let d: DetachedFromTarget = ev.params();
+                if !d.session_id.is_empty() {
+                    self.gone(&d.session_id, false);
+                }
+            }
+            Some(Event::TargetTargetCrashed) => {
+                let c: TargetCrashed = ev.params();
+                if let Some(s) = self.sessions.targets.get(&c.target_id).cloned() {
+                    self.gone(&s, true);
+                }
+            }
+            Some(Event::InspectorTargetCrashed) => {
+                if let Some(s) = session {
+                    self.gone(s, true);
+                }
+            }
+            Some(Event::InspectorDetached) => {
+                if let Some(s) = session {
+                    self.gone(s, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn read_loop(
+    mut ws: WebSocket<TcpStream>,
+    pending: Pending,
+    open: Arc<AtomicBool>,
+    events: mpsc::UnboundedSender<CdpEvent>,
+    events_in: Arc<AtomicU64>,
+) {
+    loop {
+        let msg = match ws.read() {
+            Ok(m) => m,
+            Err(_) => break,
+        };
+        let text = match msg {
+            Message::Text(t) => t,
+            Message::Close(_) => break,
+            _ => continue,
+        };
+        let Ok(mut v) = serde_json::from_str::<Value>(text.as_str()) else {
+            continue;
+        };
+        if let Some(id) = v.get("id").and_then(Value::as_u64) {
+            let w = pending.lock().expect("pending lock").waiters.remove(&id);
+            if let Some(w) = w {
+                let r = if let Some(e) = v.get("error") {
+                    let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+                    if w.session.is_some() && message.contains("Session with given id not found") {
+                        let kind = pending
+                            .lock()
+                            .expect("pending lock")
+                            .sessions
+                            .kind_of(w.session.as_deref());
+                        let _ = w.tx.send(Err(CdpError::TargetClosed {
+                            method: w.method,
+                            kind,
+                            crashed: false,
+                        }));
+                        continue;
+                    }
+                    Err(CdpError::Protocol {
+                        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                        message: e
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    })
+                } else {
+                    Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+                };
+                let _ = w.tx.send(r);
+            }
+        } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+            let ev = CdpEvent {
+                session: v
+                    .get("sessionId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                method: method.to_string(),
+                event: Event::parse(method),
+                params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+            };
+            pending.lock().expect("pending lock").track(&ev);
+            events_in.fetch_add(1, Ordering::SeqCst);
+            let _ = events.send(ev);
+        }
+    }
+    open.store(false, Ordering::SeqCst);
+    // Fail every waiting call at once.
+    pending.lock().expect("pending lock").waiters.clear();
+}

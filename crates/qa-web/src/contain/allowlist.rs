@@ -1,0 +1,303 @@
+//! The exact-origin allowlist and the count of what was blocked.
+//!
+//! Pure decisions live here (unit tested). Two layers apply them: the CDP
+//! mechanics (Fetch interception in every attached target, the in-page
+//! WebSocket guard) in the event pump, and underneath, the loopback
+//! forward proxy every Chromium connection goes through (`super::proxy`).
+
+use crate::cdp::commands::{BlockPattern, SetBlockedUrls};
+use qa_core::{Note, NoteKind};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// The exact origins a run may talk to.
+#[derive(Debug, Clone, Default)]
+pub struct Allowlist {
+    origins: Vec<String>,
+}
+
+/// What to do with one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Let it through.
+    Allow,
+    /// Block it; the origin to report.
+    Block(String),
+}
+
+/// The ASCII serialization of a URL's origin (`scheme://host[:port]`),
+/// default ports omitted, as browsers print it.
+pub fn origin_of(url: &url::Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// `(origin + path, path + query)` of a URL: what logs keep and what
+/// request matching compares.
+pub fn split_url(url: &str) -> (String, String) {
+    match url::Url::parse(url) {
+        Ok(u) if u.has_host() => {
+            let pq = match u.query() {
+                Some(q) => format!("{}?{q}", u.path()),
+                None => u.path().to_string(),
+            };
+            (format!("{}{}", origin_of(&u), u.path()), pq)
+        }
+        Ok(u) => (format!("{}:", u.scheme()), String::new()),
+        Err(_) => (String::new(), String::new()),
+    }
+}
+
+impl Allowlist {
+    /// An allowlist of exact origins (each `scheme://host[:port]`).
+    pub fn new<I: IntoIterator<Item = String>>(origins: I) -> Allowlist {
+        let mut v: Vec<String> = Vec::new();
+        for o in origins {
+            let norm = url::Url::parse(&o).map(|u| origin_of(&u)).unwrap_or(o);
+            if !v.contains(&norm) {
+                v.push(norm);
+            }
+        }
+        Allowlist { origins: v }
+    }
+
+    /// The origins.
+    pub fn origins(&self) -> &[String] {
+        &self.origins
+    }
+
+    /// Whether `url` may be requested. Only http(s) and ws(s) are checked;
+    /// `data:`, `blob:`, `about:` and friends stay inside the page.
+    pub fn decide(&self, url: &str) -> Decision {
+        let Ok(u) = url::Url::parse(url) else {
+            return Decision::Block("an unparsable URL".into());
+        };
+        match u.scheme() {
+            "http" | "https" | "ws" | "wss" => {
+                let o = origin_of(&u);
+                // A WebSocket to an allowed http(s) origin's host:port is allowed.
+                let cmp = match u.scheme() {
+                    "ws" | "wss" => o.replacen("ws", "http", 1),
+                    _ => o.clone(),
+                };
+                if self.origins.contains(&cmp) {
+                    Decision::Allow
+                } else {
+                    Decision::Block(o)
+                }
+            }
+            "data" | "blob" | "about" | "javascript" => Decision::Allow,
+            // file:, ftp:, chrome:, filesystem:, … never leave the allowlist either.
+            other => Decision::Block(format!("{other}:")),
+        }
+    }
+
+    /// `Network.setBlockedURLs` that lets WebSockets reach only allowed
+    /// origins (Fetch interception does not see WebSocket handshakes).
+    pub(crate) fn websocket_block(&self) -> SetBlockedUrls {
+        let mut pats: Vec<BlockPattern> = Vec::new();
+        for o in &self.origins {
+            if let Ok(u) = url::Url::parse(o) {
+                let host = u.host_str().unwrap_or("");
+                let port = u.port_or_known_default().unwrap_or(0);
+                let (ws, default) = match u.scheme() {
+                    "https" => ("wss", 443),
+                    _ => ("ws", 80),
+                };
+                let hp = if port == default {
+                    host.to_string()
+                } else {
+                    format!("{host}:{port}")
+                };
+                pats.push(BlockPattern {
+                    url_pattern: format!("{ws}://{hp}/*"),
+                    block: false,
+                });
+            }
+        }
+        for any in ["ws://*:*/*", "wss://*:*/*"] {
+            pats.push(BlockPattern {
+                url_pattern: any.into(),
+                block: true,
+            });
+        }
+        SetBlockedUrls {
+            url_patterns: Some(pats),
+            urls: None,
+        }
+    }
+}
+
+/// The binding the WebSocket guard reports blocked URLs through.
+pub const WS_BINDING: &str = "__uiQaBlockedWebSocket";
+
+impl Allowlist {
+    /// JavaScript that replaces `WebSocket` with a constructor refusing
+    /// disallowed origins (evaluated in pages, frames and workers before
+    /// their own scripts run).
+    pub fn websocket_guard_script(&self) -> String {
+        let origins = serde_json::to_string(&self.origins).unwrap_or_else(|_| "[]".into());
+        format!(
+            r#"(() => {{ const G = globalThis; if (!G.WebSocket || G.WebSocket.__uiQa) return;
+  const A = {origins}; const O = G.WebSocket; const B = G["{WS_BINDING}"];
+  const W = function WebSocket(url, protocols) {{
+    const u = new URL(url, G.location && G.location.href);
+    const o = u.protocol.replace(/^ws/, 'http') + '//' + u.host;
+    if (!A.includes(o)) {{ try {{ B && B(u.href); }} catch (e) {{}}
+      throw new DOMException('blocked by ui-qa origin containment', 'SecurityError'); }}
+    return protocols === undefined ? new O(url) : new O(url, protocols);
+  }};
+  W.prototype = O.prototype; W.__uiQa = true;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Object.defineProperty(W, k, {{ value: O[k] }});
+  Object.defineProperty(G, 'WebSocket', {{ value: W, writable: false, configurable: false }});
+}})();"#
+        )
+    }
+}
+
+/// Key prefix for a refused proxy tunnel (`CONNECT host:port`): the proxy
+/// cannot tell whether it was for https, wss or (Chromium) ws.
+pub const TUNNEL_KEY: &str = "tunnel ";
+
+/// Counts of blocked requests per origin.
+#[derive(Debug, Clone, Default)]
+pub struct BlockedRequests {
+    by_origin: BTreeMap<String, u32>,
+}
+
+/// Where blocked attempts are counted, shared by every layer (Fetch
+/// interception, the WebSocket guard and the network proxy).
+pub type BlockedSink = Arc<Mutex<BlockedRequests>>;
+
+impl BlockedRequests {
+    /// Records one blocked request.
+    pub fn record(&mut self, origin: &str) {
+        *self.by_origin.entry(origin.to_string()).or_insert(0) += 1;
+    }
+
+    /// Whether nothing was blocked.
+    pub fn is_empty(&self) -> bool {
+        self.by_origin.is_empty()
+    }
+
+    /// Total blocked.
+    pub fn total(&self) -> u32 {
+        self.by_origin.values().sum()
+    }
+
+    /// What was blocked, one item per origin: `request to <origin> (N
+    /// times)` or `tunnel (https, wss or ws) to <host:port> (N times)`.
+    fn items(&self) -> impl Iterator<Item = String> + '_ {
+        self.by_origin.iter().map(|(o, n)| {
+            let what = match o.strip_prefix(TUNNEL_KEY) {
+                Some(hp) => format!("tunnel (https, wss or ws) to {hp}"),
+                None => format!("request to {o}"),
+            };
+            if *n == 1 {
+                format!("{what} (1 time)")
+            } else {
+                format!("{what} ({n} times)")
+            }
+        })
+    }
+
+    /// Observation lines: `blocked request to <origin> (N times)`.
+    pub fn observations(&self) -> Vec<String> {
+        self.items().map(|i| format!("blocked {i}")).collect()
+    }
+
+    /// [`BlockedRequests::observations`] as typed notes.
+    pub fn notes(&self) -> Vec<Note> {
+        self.observations()
+            .into_iter()
+            .map(|l| Note::new(NoteKind::BlockedRequest, l))
+            .collect()
+    }
+
+    /// Every item in one line, `; `-separated (`request to … (1 time);
+    /// tunnel … (2 times)`).
+    pub fn summary(&self) -> String {
+        self.items().collect::<Vec<_>>().join("; ")
+    }
+
+    /// Counts since a previous snapshot (for per-step observations).
+    pub fn since(&self, before: &BlockedRequests) -> BlockedRequests {
+        let mut d = BlockedRequests::default();
+        for (o, n) in &self.by_origin {
+            let prev = before.by_origin.get(o).copied().unwrap_or(0);
+            if *n > prev {
+                d.by_origin.insert(o.clone(), n - prev);
+            }
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_origin_only() {
+        let a = Allowlist::new(["http://127.0.0.1:8000".to_string()]);
+        assert_eq!(a.decide("http://127.0.0.1:8000/x?y"), Decision::Allow);
+        assert_eq!(
+            a.decide("http://127.0.0.1:8001/x"),
+            Decision::Block("http://127.0.0.1:8001".into())
+        );
+        assert_eq!(
+            a.decide("https://127.0.0.1:8000/"),
+            Decision::Block("https://127.0.0.1:8000".into())
+        );
+        assert_eq!(
+            a.decide("http://localhost:8000/"),
+            Decision::Block("http://localhost:8000".into())
+        );
+        assert_eq!(
+            a.decide("ws://127.0.0.1:9/"),
+            Decision::Block("ws://127.0.0.1:9".into())
+        );
+        assert_eq!(a.decide("ws://127.0.0.1:8000/sock"), Decision::Allow);
+        assert_eq!(a.decide("data:text/plain,hi"), Decision::Allow);
+        assert_eq!(a.decide("blob:http://127.0.0.1:8000/uuid"), Decision::Allow);
+        assert!(matches!(a.decide("file:///etc/passwd"), Decision::Block(_)));
+    }
+
+    #[test]
+    fn urls_lose_their_query_in_logs() {
+        assert_eq!(
+            split_url("http://127.0.0.1:8000/a/b?token=x"),
+            ("http://127.0.0.1:8000/a/b".into(), "/a/b?token=x".into())
+        );
+        assert_eq!(split_url("data:text/plain,hi"), ("data:".into(), "".into()));
+    }
+
+    #[test]
+    fn default_ports_normalize() {
+        let a = Allowlist::new(["https://example.com:443".to_string()]);
+        assert_eq!(a.decide("https://example.com/a"), Decision::Allow);
+        assert_eq!(a.origins(), ["https://example.com"]);
+    }
+
+    #[test]
+    fn observation_lines() {
+        let mut b = BlockedRequests::default();
+        b.record("http://127.0.0.1:9");
+        b.record("http://127.0.0.1:9");
+        let before = b.clone();
+        b.record("http://127.0.0.1:9");
+        assert_eq!(
+            b.observations(),
+            ["blocked request to http://127.0.0.1:9 (3 times)"]
+        );
+        assert_eq!(
+            b.since(&before).observations(),
+            ["blocked request to http://127.0.0.1:9 (1 time)"]
+        );
+        b.record(&format!("{TUNNEL_KEY}127.0.0.1:9"));
+        assert_eq!(
+            b.summary(),
+            "request to http://127.0.0.1:9 (3 times); tunnel (https, wss or ws) to 127.0.0.1:9 (1 time)"
+        );
+        assert_eq!(b.notes()[1].kind, NoteKind::BlockedRequest);
+    }
+}

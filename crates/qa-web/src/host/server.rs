@@ -1,0 +1,265 @@
+//! `target.serve` (a static directory on 127.0.0.1) and `target.server`
+//! (a command the run starts, owns and stops).
+
+use crate::codes::WebCode;
+use qa_core::flow::ServerSpec;
+use qa_core::{Deadline, DriverError};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A running static server; dropping the handle stops it.
+pub struct StaticServer {
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Content type by extension.
+pub fn content_type(path: &Path) -> &'static str {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("html") | Some("htm") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("js") | Some("mjs") => "text/javascript; charset=utf-8",
+        Some("json") => "application/json",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg") | Some("jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("ico") => "image/x-icon",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("wasm") => "application/wasm",
+        Some("woff2") => "font/woff2",
+        Some("woff") => "font/woff",
+        Some("xml") => "application/xml",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Maps a request path to a file under `root`, refusing traversal.
+pub fn resolve(root: &Path, request_path: &str) -> Option<PathBuf> {
+    let path = request_path.split(['?', '#']).next().unwrap_or("/");
+    let decoded = percent_decode(path)?;
+    let mut out = root.to_path_buf();
+    for c in Path::new(decoded.trim_start_matches('/')).components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    if decoded.ends_with('/') || out.is_dir() {
+        out.push("index.html");
+    }
+    // Refuse symlinks that leave the root.
+    let canon = out.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    canon.starts_with(&root).then_some(canon)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let h = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(h, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).ok()?;
+    (!s.contains('\0') && !s.contains('\\')).then_some(s)
+}
+
+/// Serves `root` on 127.0.0.1 with a free port (GET and HEAD only).
+pub async fn serve_static(root: &Path) -> Result<StaticServer, DriverError> {
+    if !root.is_dir() {
+        return Err(DriverError::new(
+            WebCode::ServeMissingDir,
+            format!("target.serve directory {} does not exist", root.display()),
+        ));
+    }
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| DriverError::new(WebCode::ServeBind, format!("cannot bind 127.0.0.1: {e}")))?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let root = Arc::new(root.to_path_buf());
+    let task = tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            let root = root.clone();
+            tokio::spawn(async move {
+                let _ = handle(sock, &root).await;
+            });
+        }
+    });
+    Ok(StaticServer {
+        origin: format!("http://127.0.0.1:{port}"),
+        task,
+    })
+}
+
+async fn handle(mut sock: TcpStream, root: &Path) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(2048);
+    loop {
+        let mut chunk = [0u8; 2048];
+        let n = tokio::time::timeout(Duration::from_secs(30), sock.read(&mut chunk))
+            .await
+            .map_err(|_| std::io::Error::other("timeout"))??;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = find_head_end(&buf) {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            buf.drain(..end + 4);
+            let mut first = head.lines().next().unwrap_or("").split_whitespace();
+            let method = first.next().unwrap_or("").to_string();
+            let target = first.next().unwrap_or("/").to_string();
+            let (status, ctype, body) = if method != "GET" && method != "HEAD" {
+                (
+                    "405 Method Not Allowed",
+                    "text/plain",
+                    b"method not allowed".to_vec(),
+                )
+            } else {
+                match resolve(root, &target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
+                    Some((p, b)) => ("200 OK", content_type(&p), b),
+                    None => ("404 Not Found", "text/plain", b"not found".to_vec()),
+                }
+            };
+            let hdr = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: keep-alive\r\n\r\n",
+                body.len()
+            );
+            sock.write_all(hdr.as_bytes()).await?;
+            if method != "HEAD" {
+                sock.write_all(&body).await?;
+            }
+            if buf.len() > 64 * 1024 {
+                return Ok(());
+            }
+        } else if buf.len() > 64 * 1024 {
+            return Ok(());
+        }
+    }
+}
+
+fn find_head_end(b: &[u8]) -> Option<usize> {
+    b.windows(4).position(|w| w == b"\r\n\r\n")
+}
+
+/// Starts `target.server` through the process owner and waits until its
+/// `readyUrl` answers with any HTTP status.
+pub async fn start_server(
+    spec: &ServerSpec,
+    base_dir: &Path,
+    processes: &qa_core::process::ProcessOwner,
+    deadline: Deadline,
+) -> Result<tokio::process::Child, DriverError> {
+    let mut cmd = tokio::process::Command::new(&spec.command[0]);
+    cmd.args(&spec.command[1..])
+        .current_dir(match &spec.cwd {
+            Some(c) => base_dir.join(c),
+            None => base_dir.to_path_buf(),
+        })
+        .envs(&spec.env)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = processes.spawn(cmd, "target-server").map_err(|e| {
+        DriverError::new(
+            WebCode::ServerSpawn,
+            format!("could not start target.server {:?}: {e}", spec.command[0]),
+        )
+    })?;
+    let ready = url::Url::parse(&spec.ready_url)
+        .map_err(|e| DriverError::new(WebCode::ServerReadyUrl, e.to_string()))?;
+    let wait = Deadline::after_ms(spec.ready_timeout_ms.unwrap_or(30_000)).min(deadline);
+    let host = ready.host_str().unwrap_or("127.0.0.1").to_string();
+    let port = ready.port_or_known_default().unwrap_or(80);
+    let path = match ready.query() {
+        Some(q) => format!("{}?{q}", ready.path()),
+        None => ready.path().to_string(),
+    };
+    let mut cadence = qa_core::Cadence::new();
+    loop {
+        if probe_http(&host, port, &path).await {
+            return Ok(child);
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            return Err(DriverError::new(
+                WebCode::ServerExited,
+                format!("target.server exited before readyUrl answered ({st})"),
+            ));
+        }
+        if !cadence.wait(wait).await {
+            return Err(DriverError::new(
+                WebCode::ServerNotReady,
+                "target.server readyUrl did not answer before readyTimeoutMs",
+            ));
+        }
+    }
+}
+
+async fn probe_http(host: &str, port: u16, path: &str) -> bool {
+    let fut = async {
+        let mut s = TcpStream::connect((host, port)).await.ok()?;
+        let req =
+            format!("GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.ok()?;
+        let mut b = [0u8; 12];
+        let n = s.read(&mut b).await.ok()?;
+        Some(b[..n].starts_with(b"HTTP/"))
+    };
+    matches!(
+        tokio::time::timeout(Duration::from_secs(2), fut).await,
+        Ok(Some(true))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_traversal() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.html"), "x").unwrap();
+        assert!(resolve(d.path(), "/a.html").is_some());
+        assert!(resolve(d.path(), "/../etc/passwd").is_none());
+        assert!(resolve(d.path(), "/%2e%2e/etc/passwd").is_none());
+        assert!(resolve(d.path(), "/..%2fetc").is_none());
+        assert!(resolve(d.path(), "/missing").is_none());
+    }
+
+    #[test]
+    fn content_types() {
+        assert_eq!(
+            content_type(Path::new("x.html")),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(
+            content_type(Path::new("x.JS")),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(content_type(Path::new("x.bin")), "application/octet-stream");
+    }
+}

@@ -1,0 +1,89 @@
+//! The in-browser layer of containment: every request of every attached
+//! target is paused (Fetch interception) and continued or failed by the
+//! allowlist; a popup whose own document is blocked is closed; WebSockets
+//! refused by the in-page guard are counted.
+
+use super::session_of;
+use crate::cdp::commands::{CloseTarget, ContinueRequest, FailRequest};
+use crate::cdp::events::{BindingCalled, RequestPaused};
+use crate::cdp::CdpEvent;
+use crate::contain::{Decision, WS_BINDING};
+use crate::shared::Shared;
+use qa_core::{Note, NoteKind};
+use std::sync::Arc;
+
+/// `Fetch.requestPaused`: continue an allowed request, fail a blocked one.
+pub(super) fn request_paused(sh: &Arc<Shared>, ev: &CdpEvent) {
+    let p: RequestPaused = ev.params();
+    let session = ev.session.clone();
+    let cdp = sh.cdp.clone();
+    match sh.allow.decide(&p.request.url) {
+        Decision::Allow => {
+            let cmd = ContinueRequest {
+                request_id: p.request_id,
+            };
+            tokio::spawn(async move {
+                let _ = cdp.call_typed(session.as_deref(), &cmd).await;
+            });
+        }
+        Decision::Block(origin) => {
+            if p.resource_type == "Document" {
+                let s = session_of(ev);
+                *sh.st().blocked_documents.entry(s.clone()).or_insert(0) += 1;
+                close_blocked_popup(sh, &s, &p.frame_id, &origin);
+            }
+            sh.record_blocked(&origin);
+            let cmd = FailRequest {
+                request_id: p.request_id,
+                error_reason: "BlockedByClient",
+            };
+            tokio::spawn(async move {
+                let _ = cdp.call_typed(session.as_deref(), &cmd).await;
+            });
+        }
+    }
+}
+
+/// `Runtime.bindingCalled` of the WebSocket guard: a refused WebSocket.
+pub(super) fn binding_called(sh: &Shared, ev: &CdpEvent) {
+    let p: BindingCalled = ev.params();
+    if p.name != WS_BINDING {
+        return;
+    }
+    if let Decision::Block(o) = sh.allow.decide(&p.payload) {
+        sh.record_blocked(&o);
+    }
+}
+
+/// A popup window (any page but the main one) whose own document was
+/// blocked by containment is closed, so that it cannot hold the front or
+/// keep a blank window around; the opener stays fully usable. Reported
+/// once per popup.
+fn close_blocked_popup(sh: &Arc<Shared>, session: &str, frame_id: &str, origin: &str) {
+    let target = {
+        let mut st = sh.st();
+        let is_popup_page = st.is_popup_page(session);
+        // Only the popup's own document (its main frame id is its target
+        // id); a blocked iframe inside it leaves the popup open.
+        match st.target_of(session) {
+            Some(t) if is_popup_page && t == frame_id => {
+                if !st.closed_popups.insert(session.to_string()) {
+                    return;
+                }
+                st.notes.push(Note::new(
+                    NoteKind::Popup,
+                    format!("a popup window to {origin} was blocked by containment and closed"),
+                ));
+                t
+            }
+            _ => return,
+        }
+    };
+    sh.bump();
+    let cdp = sh.cdp.clone();
+    tokio::spawn(async move {
+        let _ = cdp
+            .call_typed(None, &CloseTarget { target_id: target })
+            .await;
+    });
+}

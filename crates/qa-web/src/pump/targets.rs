@@ -1,0 +1,157 @@
+//! Targets: each attached target (page, popup, frame, worker) is contained
+//! before it may run — Fetch interception first, then the other domains,
+//! the WebSocket guard, auto-attach to its children, and only then it is
+//! resumed; detached targets leave the state; a crashed main page ends
+//! what can be driven.
+
+use super::session_of;
+use crate::cdp::commands::{
+    AddBinding, AddScriptToEvaluateOnNewDocument, CloseTarget, Evaluate, FetchEnable, LogEnable,
+    NetworkEnable, PageEnable, RunIfWaitingForDebugger, RuntimeEnable, SetAutoAttach,
+    SetBlockedUrls, SetBypassServiceWorker,
+};
+use crate::cdp::events::{AttachedToTarget, DetachedFromTarget};
+use crate::cdp::CdpEvent;
+use crate::contain::WS_BINDING;
+use crate::shared::Shared;
+use qa_core::{Note, NoteKind};
+use std::sync::Arc;
+
+/// `Target.attachedToTarget`: a new page comes to the front (it opened in
+/// front of its opener); then the target is contained and resumed.
+pub(super) fn attached(sh: &Arc<Shared>, ev: &CdpEvent) {
+    let a: AttachedToTarget = ev.params();
+    if a.target_info.kind == "page" {
+        let mut st = sh.st();
+        if st.main_session.is_some() {
+            // A new window or tab opens in front of its opener.
+            st.front = Some(a.session_id.clone());
+        }
+    }
+    tokio::spawn(contain_target(sh.clone(), a));
+}
+
+/// `Target.detachedFromTarget`: the session is gone.
+pub(super) fn detached(sh: &Shared, ev: &CdpEvent) {
+    let d: DetachedFromTarget = ev.params();
+    if d.session_id.is_empty() {
+        return;
+    }
+    let s = d.session_id.as_str();
+    let mut st = sh.st();
+    st.sessions.retain(|_, v| v != s);
+    st.ready.remove(s);
+    if st.front.as_deref() == Some(s) {
+        st.front = None;
+    }
+    drop(st);
+    sh.bump();
+}
+
+/// `Inspector.targetCrashed`: the main page crashed.
+pub(super) fn crashed(sh: &Shared, ev: &CdpEvent) {
+    let session = session_of(ev);
+    let mut st = sh.st();
+    if st.main_session.as_deref() == Some(session.as_str()) {
+        st.crashed = true;
+        st.notes.push(Note::info("the page crashed"));
+    }
+    drop(st);
+    sh.bump();
+}
+
+/// Containment setup of one attached target: Fetch interception first, then
+/// the other domains, auto-attach to its children, and only then resume it.
+async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
+    let sid = a.session_id;
+    let tid = a.target_info.target_id;
+    let kind = if a.target_info.kind.is_empty() {
+        "other".to_string()
+    } else {
+        a.target_info.kind
+    };
+    {
+        let mut st = sh.st();
+        st.sessions.insert(tid.clone(), sid.clone());
+        st.session_type.insert(sid.clone(), kind.clone());
+    }
+    let cdp = &sh.cdp;
+    let s = Some(sid.as_str());
+    let fetch = cdp.call_typed(s, &FetchEnable::every_request()).await;
+    // Chromium 156 has no Fetch domain in dedicated workers: they run,
+    // contained by the network proxy every connection goes through
+    // (crate::contain). Any other target we cannot intercept in is closed
+    // (fail closed, defence in depth).
+    if fetch.is_err() && !matches!(kind.as_str(), "browser" | "worker") {
+        sh.note(Note::new(
+            NoteKind::Environment,
+            format!("a {kind} target could not be contained and was closed"),
+        ));
+        let _ = cdp.call_typed(None, &CloseTarget { target_id: tid }).await;
+        return;
+    }
+    let pageish = matches!(kind.as_str(), "page" | "iframe");
+    let guard = sh.allow.websocket_guard_script();
+    let attach = SetAutoAttach::paused_flat();
+    let (network, _, _, _) = tokio::join!(
+        cdp.call_typed(s, &NetworkEnable {}),
+        cdp.call_typed(s, &RuntimeEnable {}),
+        cdp.call_typed(s, &attach),
+        async {
+            if pageish {
+                let _ = cdp.call_typed(s, &PageEnable {}).await;
+                let _ = cdp.call_typed(s, &LogEnable {}).await;
+            }
+        },
+    );
+    if network.is_ok() {
+        let ws = sh.allow.websocket_block();
+        let (_, blocked) = tokio::join!(
+            cdp.call_typed(s, &SetBypassServiceWorker { bypass: true }),
+            cdp.call_typed(s, &ws),
+        );
+        if blocked.is_err() {
+            // Older protocol: block every WebSocket.
+            let every = SetBlockedUrls {
+                url_patterns: None,
+                urls: Some(vec!["ws://*".into(), "wss://*".into()]),
+            };
+            let _ = cdp.call_typed(s, &every).await;
+        }
+    }
+    // Fetch never sees WebSocket handshakes and Network.setBlockedURLs
+    // does not stop them on Chromium 156: guard the constructor in every
+    // page, frame and worker before its first script runs.
+    let _ = cdp.call_typed(s, &AddBinding { name: WS_BINDING }).await;
+    if pageish {
+        let script = AddScriptToEvaluateOnNewDocument {
+            source: guard.clone(),
+            run_immediately: true,
+        };
+        let _ = cdp.call_typed(s, &script).await;
+    }
+    let _ = cdp.call_typed(s, &Evaluate::expression(guard)).await;
+    if a.waiting_for_debugger {
+        let _ = cdp.call_typed(s, &RunIfWaitingForDebugger {}).await;
+    }
+    {
+        let mut st = sh.st();
+        if !st.sessions.values().any(|v| *v == sid) {
+            // It detached (closed) while it was being set up.
+            drop(st);
+            sh.bump();
+            return;
+        }
+        st.ready.insert(sid.clone());
+        if kind == "page" && st.main_session.is_none() {
+            st.main_session = Some(sid.clone());
+            st.front = Some(sid);
+        } else if kind == "page" {
+            st.notes.push(Note::new(
+                NoteKind::Popup,
+                "a popup window opened (its requests are contained too)",
+            ));
+        }
+    }
+    sh.bump();
+}
