@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 /// step time left, then answers `NotYet` so the runner's cadence asks again.
 const WATCH_SHARE: u32 = 4;
 /// Minimum spacing between two evaluations while waiting (coalesces floods).
-const MIN_EVAL_SPACING: Duration = Duration::from_millis(8);
+const MIN_EVAL_SPACING: Duration = Duration::from_millis(4);
 /// Default `stableMs` of `waitForStable`.
 pub const DEFAULT_STABLE_MS: u64 = 300;
 

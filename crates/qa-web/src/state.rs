@@ -111,6 +111,10 @@ pub(crate) struct NetEntry {
     pub failed: Option<String>,
     /// Sequence number of the start.
     pub seq: u64,
+    /// The browser's own request (the tab's favicon), not the page's: it
+    /// is logged, but a step never waits for it and it does not break a
+    /// quiet window.
+    pub browser_own: bool,
 }
 
 /// A dialog that opened.

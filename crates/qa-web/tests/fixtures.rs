@@ -36,6 +36,41 @@ async fn form_fill_click_and_assert() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_network_log_holds_only_what_the_page_asked_for() {
+    // Chromium's own top-chrome WebUI (the omnibox popup loads ~150
+    // `chrome://` modules) is not attached, so none of its requests are
+    // intercepted, logged or waited for.
+    let o = run(r#"{ "target": { "serve": "web", "url": "/form.html" }, "steps": [
+        { "action": "assertText", "locator": { "role": "button", "name": "Send" }, "equals": "Send" }
+    ] }"#)
+    .await;
+    assert_eq!(o.failure(), None);
+    let log = o
+        .close_artifacts
+        .iter()
+        .find(|a| a.path.ends_with("network.jsonl"))
+        .expect("network log");
+    let text = std::fs::read_to_string(&log.path).unwrap();
+    let urls: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["url"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        urls.iter().any(|u| u.ends_with("/form.html")),
+        "the page itself is logged: {urls:?}"
+    );
+    assert!(
+        urls.iter().all(|u| u.starts_with("http://127.0.0.1:")),
+        "only the page's own requests: {urls:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spinner_settles_before_the_next_step() {
     let o = run(r#"{ "target": { "serve": "web", "url": "/spinner.html" }, "steps": [
         { "action": "click", "locator": { "role": "button", "name": "Load data" } },

@@ -80,6 +80,14 @@ pub(crate) async fn read_value(conn: &zbus::Connection, o: &ObjRef) -> Option<f6
 
 /// Fetches one node's fields concurrently. `None` if the object is gone.
 pub(crate) async fn fetch(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<Node> {
+    let mut node = fetch_base(conn, obj, f).await?;
+    fetch_detail(conn, &mut node, f).await;
+    Some(node)
+}
+
+/// The first round of a node: role, name, children and, as `f` asks, id,
+/// states and interfaces, concurrently. `None` if the object is gone.
+async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<Node> {
     let p = accessible(conn, &obj).await.ok()?;
     let want_ifaces = f.detail || f.content;
     let (role, name, children, id, states, ifaces) = futures_util::join!(
@@ -109,7 +117,7 @@ pub(crate) async fn fetch(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Op
         },
     );
     let role = role.ok()?;
-    let mut node = Node {
+    let node = Node {
         view: NodeView {
             role,
             name: name.unwrap_or_default(),
@@ -128,7 +136,13 @@ pub(crate) async fn fetch(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Op
         child_idx: Vec::new(),
         obj,
     };
-    if let Some(ifs) = ifaces {
+    Some(node)
+}
+
+/// The second round, which needs the interfaces: extents, text content and
+/// value, concurrently.
+async fn fetch_detail(conn: &zbus::Connection, node: &mut Node, f: Fields) {
+    if let Some(ifs) = node.interfaces {
         let (bounds, text, value) = futures_util::join!(
             async {
                 if f.detail && ifs.contains(Interface::Component) {
@@ -157,13 +171,130 @@ pub(crate) async fn fetch(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Op
         node.text = text;
         node.value = value;
     }
-    Some(node)
 }
 
-/// Walks the tree under `root` breadth-first, each level's calls
-/// concurrently, up to `cap` nodes. Returns the flat list (root first,
-/// parents before children) and whether the cap cut it short.
+/// Walks the tree under `root`, up to `cap` nodes. Returns the flat list in
+/// breadth-first order (root first, parents before children, siblings in
+/// their order) and whether the cap cut it short.
+///
+/// Pipelined: a node's children are asked for as soon as its own first
+/// round answers, so the walk's critical path is one round trip per level
+/// rather than a whole level's slowest node; its second round (extents,
+/// text, value) overlaps with the rest. A tree larger than `cap` is walked
+/// again level by level, so which nodes a capped walk keeps stays the
+/// breadth-first prefix.
 pub(crate) async fn walk(
+    conn: &zbus::Connection,
+    root: &ObjRef,
+    f: Fields,
+    cap: usize,
+) -> (Vec<Node>, bool) {
+    match walk_pipelined(conn, root, f, cap).await {
+        Some(nodes) => (nodes, false),
+        None => walk_levels(conn, root, f, cap).await,
+    }
+}
+
+/// What one pipelined fetch answers.
+enum Fetched {
+    /// A node's first round (`None`: it vanished), with its place.
+    Base(Option<Node>, Option<usize>, Vec<u32>),
+    /// A node's second round, for the node at this index.
+    Detail(usize, Node),
+}
+
+/// The pipelined walk; `None` when the tree has more than `cap` nodes.
+async fn walk_pipelined(
+    conn: &zbus::Connection,
+    root: &ObjRef,
+    f: Fields,
+    cap: usize,
+) -> Option<Vec<Node>> {
+    use futures_util::stream::{FuturesUnordered, StreamExt};
+    use std::future::Future;
+    use std::pin::Pin;
+    type Task<'a> = Pin<Box<dyn Future<Output = Fetched> + Send + 'a>>;
+    let base = |obj: ObjRef, parent: Option<usize>, order: Vec<u32>| -> Task<'_> {
+        Box::pin(async move { Fetched::Base(fetch_base(conn, obj, f).await, parent, order) })
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut asked = 1usize;
+    let mut tasks: FuturesUnordered<Task<'_>> = FuturesUnordered::new();
+    tasks.push(base(root.clone(), None, Vec::new()));
+    while let Some(done) = tasks.next().await {
+        match done {
+            Fetched::Base(None, _, _) => {}
+            Fetched::Base(Some(mut node), parent, order) => {
+                let idx = nodes.len();
+                node.view.parent = parent;
+                node.view.order = order.clone();
+                let defunct = node.states.is_some_and(|s| s.contains(State::Defunct));
+                if !defunct {
+                    for (i, c) in node.children.iter().enumerate() {
+                        if *c != node.obj {
+                            asked += 1;
+                            if asked > cap {
+                                return None;
+                            }
+                            let mut o = order.clone();
+                            o.push(i as u32);
+                            tasks.push(base(c.clone(), Some(idx), o));
+                        }
+                    }
+                }
+                if node.interfaces.is_some() {
+                    // The second round works on a copy; it is merged back below.
+                    let mut copy = node.clone();
+                    tasks.push(Box::pin(async move {
+                        fetch_detail(conn, &mut copy, f).await;
+                        Fetched::Detail(idx, copy)
+                    }));
+                }
+                nodes.push(node);
+            }
+            Fetched::Detail(idx, d) => {
+                let n = &mut nodes[idx];
+                n.bounds = d.bounds;
+                n.text = d.text;
+                n.value = d.value;
+            }
+        }
+    }
+    Some(breadth_first(nodes))
+}
+
+/// Reorders a walk's nodes breadth-first (by depth, then by their path of
+/// child positions) and rebuilds parent and child indices.
+fn breadth_first(mut nodes: Vec<Node>) -> Vec<Node> {
+    let old_parent: Vec<Option<usize>> = nodes.iter().map(|n| n.view.parent).collect();
+    let mut perm: Vec<usize> = (0..nodes.len()).collect();
+    perm.sort_by(|&a, &b| {
+        let (oa, ob) = (&nodes[a].view.order, &nodes[b].view.order);
+        oa.len().cmp(&ob.len()).then_with(|| oa.cmp(ob))
+    });
+    let mut new_of = vec![0usize; nodes.len()];
+    for (new, &old) in perm.iter().enumerate() {
+        new_of[old] = new;
+    }
+    let mut slots: Vec<Option<Node>> = nodes.drain(..).map(Some).collect();
+    let mut out: Vec<Node> = perm
+        .iter()
+        .map(|&old| slots[old].take().expect("each node once"))
+        .collect();
+    for (new, &old) in perm.iter().enumerate() {
+        out[new].view.parent = old_parent[old].map(|p| new_of[p]);
+        out[new].child_idx.clear();
+    }
+    for i in 0..out.len() {
+        if let Some(p) = out[i].view.parent {
+            out[p].child_idx.push(i);
+        }
+    }
+    out
+}
+
+/// The level-by-level walk: each level's calls concurrently.
+async fn walk_levels(
     conn: &zbus::Connection,
     root: &ObjRef,
     f: Fields,
@@ -305,4 +436,52 @@ pub(crate) fn node_texts(n: &Node) -> Vec<String> {
         v.push(n.view.name.clone());
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, parent: Option<usize>, order: &[u32]) -> Node {
+        Node {
+            obj: ObjRef {
+                bus: ":1.1".into(),
+                path: format!("/o/{name}"),
+            },
+            view: NodeView {
+                role: "panel".into(),
+                name: name.into(),
+                id: None,
+                parent,
+                order: order.to_vec(),
+            },
+            states: None,
+            interfaces: None,
+            bounds: None,
+            text: None,
+            value: None,
+            children: Vec::new(),
+            child_idx: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_pipelined_walk_is_put_back_in_breadth_first_order() {
+        // Arrival order of a pipelined walk: a deep branch answered before
+        // its uncle. Tree: root -> [a -> [a0], b].
+        let arrived = vec![
+            node("root", None, &[]),
+            node("a", Some(0), &[0]),
+            node("a0", Some(1), &[0, 0]),
+            node("b", Some(0), &[1]),
+        ];
+        let out = breadth_first(arrived);
+        let names: Vec<&str> = out.iter().map(|n| n.view.name.as_str()).collect();
+        assert_eq!(names, ["root", "a", "b", "a0"]);
+        let parents: Vec<Option<usize>> = out.iter().map(|n| n.view.parent).collect();
+        assert_eq!(parents, [None, Some(0), Some(0), Some(1)]);
+        assert_eq!(out[0].child_idx, [1, 2]);
+        assert_eq!(out[1].child_idx, [3]);
+        assert!(out[2].child_idx.is_empty() && out[3].child_idx.is_empty());
+    }
 }

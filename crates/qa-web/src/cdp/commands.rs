@@ -125,17 +125,52 @@ pub(crate) struct SetAutoAttach {
     pub auto_attach: bool,
     pub wait_for_debugger_on_start: bool,
     pub flatten: bool,
+    pub filter: Vec<TargetFilterEntry>,
 }
 command!(SetAutoAttach = "Target.setAutoAttach" -> Empty);
 
+/// One entry of a `Target.TargetFilter`: the first entry whose `type`
+/// matches a target decides whether it is attached.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TargetFilterEntry {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    pub exclude: bool,
+}
+
+impl TargetFilterEntry {
+    const fn exclude(kind: &'static str) -> TargetFilterEntry {
+        TargetFilterEntry {
+            kind: Some(kind),
+            exclude: true,
+        }
+    }
+}
+
 impl SetAutoAttach {
-    /// Attach to every new target paused, over a flat session: it runs only
-    /// once it is contained.
+    /// Attach to every new target that can hold web content, paused, over
+    /// a flat session: it runs only once it is contained.
+    ///
+    /// Not attached: the browser and tab targets (Chromium's own default
+    /// filter) and `browser_ui` — Chromium's own top-chrome WebUI such as
+    /// the omnibox popup, which no page can script or navigate and which
+    /// loads only built-in `chrome://` resources. Intercepting its ~150
+    /// module requests cost about a second per launch; whatever network
+    /// traffic the browser makes still goes through the containment proxy.
     pub fn paused_flat() -> SetAutoAttach {
         SetAutoAttach {
             auto_attach: true,
             wait_for_debugger_on_start: true,
             flatten: true,
+            filter: vec![
+                TargetFilterEntry::exclude("browser"),
+                TargetFilterEntry::exclude("tab"),
+                TargetFilterEntry::exclude("browser_ui"),
+                TargetFilterEntry {
+                    kind: None,
+                    exclude: false,
+                },
+            ],
         }
     }
 }
@@ -779,7 +814,9 @@ mod tests {
         );
         assert_eq!(
             serde_json::to_value(SetAutoAttach::paused_flat()).unwrap(),
-            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
+            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true,
+                "filter": [{ "type": "browser", "exclude": true }, { "type": "tab", "exclude": true },
+                           { "type": "browser_ui", "exclude": true }, { "exclude": false }] })
         );
         let args = vec![
             CallArgument::Value(json!("x")),

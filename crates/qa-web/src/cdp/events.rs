@@ -168,6 +168,17 @@ pub struct RequestWillBeSent {
     pub kind: Option<String>,
     /// Set on a redirect hop: the previous hop's response.
     pub redirect_response: Option<Response>,
+    /// What started the request.
+    pub initiator: Initiator,
+}
+
+/// `Network.Initiator` (the field the driver reads).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Initiator {
+    /// `parser`, `script`, `preload`, `other`, …
+    #[serde(rename = "type")]
+    pub kind: String,
 }
 
 /// `Network.responseReceived`.

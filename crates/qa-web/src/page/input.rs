@@ -110,13 +110,17 @@ impl Page {
             click_count: Some(n),
             ..DispatchMouseEvent::at(kind, x, y)
         };
-        self.input(&DispatchMouseEvent::at(MouseEventType::Moved, x, y))
-            .await?;
+        let mut events = vec![DispatchMouseEvent::at(MouseEventType::Moved, x, y)];
         for n in 1..=clicks {
-            self.input(&button(MouseEventType::Pressed, n)).await?;
-            self.input(&button(MouseEventType::Released, n)).await?;
+            events.push(button(MouseEventType::Pressed, n));
+            events.push(button(MouseEventType::Released, n));
         }
-        Ok(())
+        // Pipelined: every event is written at once, in order (each call
+        // writes its message when first polled, and `join_all` polls in
+        // order); Chromium handles a session's input in that order, so
+        // this is the same sequence without a round trip between events.
+        let answers = futures_util::future::join_all(events.iter().map(|e| self.input(e))).await;
+        answers.into_iter().collect()
     }
 
     /// Presses a key chord (keyDown, keyUp) on the focused element.
@@ -149,13 +153,14 @@ impl Page {
             down.text = Some(t.clone());
             down.unmodified_text = Some(t);
         }
-        self.input(&down).await?;
-        self.input(&DispatchKeyEvent {
+        let up = DispatchKeyEvent {
             key: shifted,
             modifiers: Some(modifiers),
             ..key_event(KeyEventType::KeyUp, &def)
-        })
-        .await
+        };
+        // Pipelined, in order (see `Page::click_at`).
+        let (a, b) = futures_util::join!(self.input(&down), self.input(&up));
+        a.and(b)
     }
 }
 

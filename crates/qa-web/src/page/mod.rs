@@ -403,6 +403,7 @@ impl Page {
             .filter(|&&i| {
                 let e = &st.network[i];
                 e.seq > since_seq
+                    && !e.browser_own
                     && e.kind != "EventSource"
                     && e.kind != "WebSocket"
                     && now.saturating_sub(e.start_ms) < LONG_LIVED_REQUEST_MS

@@ -43,13 +43,20 @@ pub(super) async fn fill(
                 return Ok(());
             }
             let delete = key_definition(Key::Delete);
-            page.input(&key_event(KeyEventType::RawKeyDown, &delete))
-                .await?;
-            page.input(&key_event(KeyEventType::KeyUp, &delete)).await?;
-            if !value.is_empty() {
-                page.input(&InsertText { text: value }).await?;
-            }
-            Ok(())
+            let (down, up) = (
+                key_event(KeyEventType::RawKeyDown, &delete),
+                key_event(KeyEventType::KeyUp, &delete),
+            );
+            // Pipelined, in order (see `Page::click_at`): the selection is
+            // deleted, then the value inserted, without a round trip between.
+            let (a, b, c) = futures_util::join!(page.input(&down), page.input(&up), async {
+                if value.is_empty() {
+                    Ok(())
+                } else {
+                    page.input(&InsertText { text: value }).await
+                }
+            });
+            a.and(b).and(c)
         },
     )
     .await?;
