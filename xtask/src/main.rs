@@ -6,8 +6,11 @@
 //!   (`--repeat N`: run it N times and list every test that failed in any run)
 //! - `cargo xtask ci`       `test` plus formatting and clippy checks
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
-//! - `cargo xtask bench`    side-by-side wall time against a peer (ratios)
+//! - `cargo xtask bench`    ui-qa and peer tools side by side, interleaved
+//!   over rounds: `bench [web|tui|desktop|all] [--rounds N]` (medians and
+//!   the ratio of ui-qa to the fastest peer; see `bench/mod.rs`)
 
+mod bench;
 mod imports;
 mod repeat;
 
@@ -199,126 +202,6 @@ fn deny() -> bool {
     run(cargo().args(["deny", "check", "bans", "licenses", "sources"]))
 }
 
-/// Median of a few wall-clock runs of `f` (None if any run failed).
-fn median_secs(runs: usize, mut f: impl FnMut() -> bool) -> Option<f64> {
-    let mut v = Vec::new();
-    for _ in 0..runs {
-        let t = std::time::Instant::now();
-        if !f() {
-            return None;
-        }
-        v.push(t.elapsed().as_secs_f64());
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
-    Some(v[v.len() / 2])
-}
-
-fn quiet(cmd: &mut Command) -> bool {
-    cmd.stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// Side-by-side wall time of the terminal "print 20 MB, then wait for a
-/// marker" scenario: the program alone, the program in a bare PTY, ui-qa
-/// (release build), and tmux polling `capture-pane` every 50 ms. Reported
-/// as ratios to the bare PTY.
-fn bench() -> bool {
-    // 20 MB of ordinary lines (about 450 000 of them), then a marker.
-    let program =
-        "yes 'the quick brown fox jumps over the lazy dog' | head -c 20000000; echo MARKER-DONE";
-    if !Path::new("/usr/bin/tmux").exists() {
-        eprintln!("xtask bench: installing tmux (the peer)");
-        if !run(Command::new("apt-get")
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .args(["install", "-y", "-qq", "tmux"]))
-        {
-            return false;
-        }
-    }
-    if !run(cargo().args(["build", "--release", "-p", "qa-cli"])) {
-        return false;
-    }
-    let dir = std::env::temp_dir().join("ui-qa-bench");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("bench dir");
-    let flow = dir.join("print20mb.jsonc");
-    std::fs::write(
-        &flow,
-        format!(
-            r#"{{"target":{{"command":{{"argv":["sh","-c",{}]}}}},"steps":[{{"action":"waitForText","text":"MARKER-DONE","timeoutMs":120000}}]}}"#,
-            serde_json::to_string(program).expect("json string")
-        ),
-    )
-    .expect("write flow");
-    let ui_qa = root().join("target/release/ui-qa");
-    let runs = 3;
-    let alone = median_secs(runs, || {
-        quiet(Command::new("sh").args(["-c", &format!("{program} > /dev/null")]))
-    });
-    // The same program writing into a PTY that nobody models (script(1)).
-    let in_pty = median_secs(runs, || {
-        quiet(Command::new("script").args(["-qfc", program, "/dev/null"]))
-    });
-    let mine = median_secs(runs, || {
-        quiet(
-            Command::new(&ui_qa)
-                .args(["run", "--workspace"])
-                .arg(dir.join("ws"))
-                .arg(&flow),
-        )
-    });
-    let tmux = median_secs(runs, || {
-        let session = format!("uiqa-bench-{}", std::process::id());
-        if !quiet(Command::new("tmux").args([
-            "new-session",
-            "-d",
-            "-x",
-            "80",
-            "-y",
-            "24",
-            "-s",
-            &session,
-            "sh",
-            "-c",
-            &format!("{program}; sleep 30"),
-        ])) {
-            return false;
-        }
-        let t = std::time::Instant::now();
-        let mut seen = false;
-        while t.elapsed() < std::time::Duration::from_secs(120) {
-            let out = Command::new("tmux")
-                .args(["capture-pane", "-p", "-t", &session])
-                .output();
-            if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("MARKER-DONE")) {
-                seen = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = quiet(Command::new("tmux").args(["kill-session", "-t", &session]));
-        seen
-    });
-    println!("scenario: print 20 MB to a terminal, then wait for a marker (median of {runs})");
-    println!("{:<28} {:>10} {:>12}", "", "seconds", "vs bare PTY");
-    let base = in_pty.unwrap_or(f64::NAN);
-    for (name, t) in [
-        ("program alone (no terminal)", alone),
-        ("program in a bare PTY", in_pty),
-        ("ui-qa (release)", mine),
-        ("tmux + capture-pane polling", tmux),
-    ] {
-        match t {
-            Some(t) => println!("{name:<28} {t:>10.3} {:>11.2}x", t / base),
-            None => println!("{name:<28} {:>10} {:>12}", "failed", "-"),
-        }
-    }
-    alone.is_some() && in_pty.is_some() && mine.is_some() && tmux.is_some()
-}
-
 fn ci() -> bool {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
         && imports::check(&root())
@@ -347,7 +230,13 @@ fn main() -> ExitCode {
         },
         Some("ci") => ci(),
         Some("deny") => deny(),
-        Some("bench") => bench(),
+        Some("bench") => match bench::parse_args(&args[1..]) {
+            Ok(opts) => bench::run(&opts),
+            Err(e) => {
+                eprintln!("xtask bench: {e}\n{}", bench::USAGE);
+                return ExitCode::from(2);
+            }
+        },
         Some("imports") => imports::check(&root()),
         _ => {
             eprintln!(
@@ -358,7 +247,8 @@ fn main() -> ExitCode {
                  \n           (--repeat N: N runs, then every test that failed in any)\
                  \n  ci       formatting, clippy, then test\
                  \n  deny     cargo-deny: licenses, bans, sources (deny.toml)\
-                 \n  bench    side-by-side wall time against a peer, as ratios\
+                 \n  bench    ui-qa vs peer tools, interleaved rounds, medians and ratios\
+                 \n           ([web|tui|desktop|all] [--rounds N]; default all, 3 rounds)\
                  \n  imports  fail on an import cycle between modules of any crate"
             );
             return ExitCode::from(2);

@@ -1,0 +1,368 @@
+//! `cargo xtask bench desktop`: gtk4-demo over AT-SPI, ui-qa against
+//! pyatspi, on one shared display and bus.
+//!
+//! The bench starts one `Xvfb` on a free display (`-displayfd`) and one
+//! private session bus (`dbus-daemon --session`, whose standard service
+//! directories activate `org.a11y.Bus`, i.e. at-spi-bus-launcher and the
+//! registry) with a private `XDG_RUNTIME_DIR`. Both contenders run against
+//! that same pair: ui-qa *without* `--virtual-display` (it uses the host's
+//! `DISPLAY` and `DBUS_SESSION_BUS_ADDRESS`, which are these), and
+//! `xtask/bench/peers/atspi-walk.py` under Debian's python3 with pyatspi.
+//! Each run launches its own gtk4-demo and waits for its window; only the
+//! operation itself is timed:
+//!
+//! - snapshot: ui-qa's `snapshotAccessibility` step (`durationMs` from
+//!   `ui-qa run --json`) against pyatspi walking the whole tree and reading
+//!   every node's role, name, states and extents (and the id, interfaces,
+//!   text and value that ui-qa's snapshot also records);
+//! - lookup: ui-qa's `assertText` on the push button "Run" by role + name
+//!   against `pyatspi.findDescendant` for the same button, its name read
+//!   back.
+//!
+//! The node counts and each contender's whole-process wall time (launch,
+//! wait, operation, teardown) are shown next to the medians for context.
+
+use super::report::{Cell, Contender, Kind, ListRow, Listing};
+use super::timing::{kill_group, run_timed, tail, Outcome};
+use super::Ctx;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Deadline of one contender run.
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The application under test.
+const APP: &str = "gtk4-demo";
+
+/// One desktop scenario.
+struct Scenario {
+    /// Short name (progress lines).
+    name: &'static str,
+    /// Table title (what is measured).
+    title: &'static str,
+    /// The ui-qa flow's steps; the last one is the timed one.
+    steps: serde_json::Value,
+    /// The pyatspi script's mode arguments.
+    pyatspi: &'static [&'static str],
+}
+
+fn scenarios() -> Vec<Scenario> {
+    use serde_json::json;
+    vec![
+        Scenario {
+            name: "snapshot",
+            title: "full accessibility snapshot of gtk4-demo (ms of the walk only: ui-qa's \
+                    snapshotAccessibility step vs pyatspi reading role, name, states, extents, \
+                    id, interfaces, text and value of every node)",
+            steps: json!([
+                { "action": "waitForWindow" },
+                { "action": "snapshotAccessibility" }
+            ]),
+            pyatspi: &["walk"],
+        },
+        Scenario {
+            name: "lookup",
+            title: "one locator lookup in gtk4-demo, push button \"Run\" by role + name, name \
+                    read back (ms of the lookup only: ui-qa's assertText step vs \
+                    pyatspi.findDescendant)",
+            steps: json!([
+                { "action": "waitForWindow" },
+                {
+                    "action": "assertText",
+                    "locator": { "role": "button", "name": "Run" },
+                    "equals": "Run"
+                }
+            ]),
+            pyatspi: &["find", "push button", "Run"],
+        },
+    ]
+}
+
+/// The shared X display and session bus, torn down on drop.
+struct Desktop {
+    display: String,
+    bus: String,
+    runtime_dir: PathBuf,
+    children: Vec<Child>,
+    /// Kept open: Xvfb and dbus-daemon wrote their first line here.
+    _pipes: Vec<BufReader<ChildStdout>>,
+}
+
+impl Desktop {
+    /// Starts Xvfb and the bus; `dir` holds the runtime dir and logs.
+    fn start(dir: &Path) -> Result<Desktop, String> {
+        let runtime_dir = dir.join("runtime");
+        std::fs::create_dir_all(&runtime_dir)
+            .and_then(|_| {
+                std::fs::set_permissions(&runtime_dir, std::fs::Permissions::from_mode(0o700))
+            })
+            .map_err(|e| format!("{}: {e}", runtime_dir.display()))?;
+        let mut d = Desktop {
+            display: String::new(),
+            bus: String::new(),
+            runtime_dir,
+            children: Vec::new(),
+            _pipes: Vec::new(),
+        };
+        let mut x = Command::new("Xvfb");
+        x.args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ]);
+        let n = d.spawn_reading_line(x, dir, "xvfb")?;
+        if n.parse::<u32>().is_err() {
+            return Err(format!("Xvfb reported display {n:?}"));
+        }
+        d.display = format!(":{n}");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--session", "--nofork", "--print-address=1"])
+            .env("DISPLAY", &d.display)
+            .env("XDG_RUNTIME_DIR", &d.runtime_dir)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS");
+        d.bus = d.spawn_reading_line(bus, dir, "dbus-daemon")?;
+        Ok(d)
+    }
+
+    /// Spawns `cmd` in its own process group and returns the first line it
+    /// prints (within 15 s).
+    fn spawn_reading_line(
+        &mut self,
+        mut cmd: Command,
+        dir: &Path,
+        name: &str,
+    ) -> Result<String, String> {
+        let log = std::fs::File::create(dir.join(format!("{name}.log")))
+            .map(Stdio::from)
+            .unwrap_or_else(|_| Stdio::null());
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("{name}: {e}"))?;
+        let mut reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+        self.children.push(child);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let r = reader.read_line(&mut line);
+            let _ = tx.send((r, line, reader));
+        });
+        match rx.recv_timeout(Duration::from_secs(15)) {
+            Ok((Ok(n), line, reader)) if n > 0 => {
+                self._pipes.push(reader);
+                Ok(line.trim().to_string())
+            }
+            Ok(_) => Err(format!(
+                "{name} exited before it was ready (see {name}.log)"
+            )),
+            Err(_) => Err(format!("{name} was not ready within 15 s")),
+        }
+    }
+
+    /// Points `cmd` at this display and bus.
+    fn apply<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
+        cmd.env("DISPLAY", &self.display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.bus)
+            .env("XDG_RUNTIME_DIR", &self.runtime_dir)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("AT_SPI_BUS_ADDRESS")
+    }
+}
+
+impl Drop for Desktop {
+    fn drop(&mut self) {
+        // The bus first (its activated a11y bus and registry follow it), then X.
+        for child in self.children.iter_mut().rev() {
+            kill_group(child.id(), "-TERM");
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.runtime_dir);
+    }
+}
+
+/// One measurement: the timed operation, the node count, the whole process.
+struct Sample {
+    ms: f64,
+    nodes: u64,
+    wall: f64,
+}
+
+fn failed(o: &Outcome) -> String {
+    o.why()
+}
+
+/// ui-qa: one `run --json` of the scenario's flow; the last step's
+/// `durationMs`.
+fn ui_qa(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample, String> {
+    let dir = ctx.scratch_dir("desktop-ui-qa");
+    let flow = serde_json::json!({
+        "version": 1,
+        "name": format!("bench: {}", s.name),
+        "target": { "application": { "launch": { "argv": [APP] } } },
+        "timeoutMs": 60_000,
+        "steps": s.steps,
+    });
+    let flow_path = dir.join("flow.jsonc");
+    std::fs::write(&flow_path, flow.to_string()).map_err(|e| e.to_string())?;
+    let o = run_timed(
+        desk.apply(&mut Command::new(&ctx.ui_qa))
+            .args(["run", "--json", "--workspace"])
+            .arg(dir.join("ws"))
+            .arg(&flow_path),
+        TIMEOUT,
+        logs,
+    );
+    if !o.ok() {
+        return Err(failed(&o));
+    }
+    let result: serde_json::Value =
+        serde_json::from_str(&o.stdout).map_err(|e| format!("ui-qa --json output: {e}"))?;
+    let last = s.steps.as_array().map_or(0, Vec::len).saturating_sub(1);
+    let ms = result["steps"][last]["durationMs"]
+        .as_f64()
+        .ok_or("no durationMs for the timed step")?;
+    let nodes = match result["artifacts"]["accessibilitySnapshots"][0]["path"].as_str() {
+        Some(p) => std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["nodeCount"].as_u64())
+            .unwrap_or(0),
+        None => 1,
+    };
+    Ok(Sample {
+        ms,
+        nodes,
+        wall: o.ms,
+    })
+}
+
+/// pyatspi: one run of `atspi-walk.py`; the time it reports.
+fn pyatspi(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample, String> {
+    let o = run_timed(
+        desk.apply(&mut Command::new(&ctx.peers.python))
+            .arg(ctx.assets.join("peers/atspi-walk.py"))
+            .args(s.pyatspi)
+            .args(["--", APP]),
+        TIMEOUT,
+        logs,
+    );
+    if !o.ok() {
+        return Err(failed(&o));
+    }
+    let line = o.stdout.lines().last().unwrap_or_default();
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("atspi-walk.py printed {line:?}: {e}"))?;
+    Ok(Sample {
+        ms: v["ms"].as_f64().ok_or("no ms")?,
+        nodes: v["nodes"].as_u64().unwrap_or(0),
+        wall: o.ms,
+    })
+}
+
+/// The contenders, in the order each round runs them.
+type Attempt = fn(&Ctx, &Desktop, &Scenario, &Path) -> Result<Sample, String>;
+
+const CONTENDERS: [(&str, Kind, Attempt); 2] = [
+    ("ui-qa (release)", Kind::UiQa, ui_qa),
+    ("pyatspi", Kind::Peer, pyatspi),
+];
+
+/// Runs the desktop surface; false when a contender failed a scenario.
+pub fn run(ctx: &Ctx) -> bool {
+    if !cfg!(target_os = "linux") {
+        println!("desktop: skipped (AT-SPI is Linux only)\n");
+        return true;
+    }
+    let dir = ctx.scratch_dir("desktop");
+    let logs = ctx.scratch_dir("desktop-logs");
+    let desk = match Desktop::start(&dir) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("xtask bench desktop: cannot start Xvfb + session bus: {e}");
+            return false;
+        }
+    };
+    eprintln!(
+        "xtask bench desktop: shared display {} and session bus {}",
+        desk.display, desk.bus
+    );
+    let list = scenarios();
+    let n = CONTENDERS.len();
+    let mut cells = vec![vec![Cell::default(); n]; list.len()];
+    let mut nodes = vec![vec![Vec::new(); n]; list.len()];
+    let mut walls = vec![vec![Vec::new(); n]; list.len()];
+    let mut ok = true;
+    for round in 1..=ctx.rounds {
+        for (i, s) in list.iter().enumerate() {
+            let mut line = format!("desktop round {round}/{}: {:<9}", ctx.rounds, s.name);
+            for (c, (name, _, attempt)) in CONTENDERS.iter().enumerate() {
+                match attempt(ctx, &desk, s, &logs) {
+                    Ok(r) => {
+                        cells[i][c].samples.push(r.ms);
+                        nodes[i][c].push(r.nodes);
+                        walls[i][c].push(r.wall);
+                        line.push_str(&format!(" {name} {:.0} ms ({} nodes);", r.ms, r.nodes));
+                    }
+                    Err(why) => {
+                        ok = false;
+                        cells[i][c].failures += 1;
+                        line.push_str(&format!(" {name} FAILED;"));
+                        eprintln!(
+                            "xtask bench desktop: {name} failed {} (round {round}): {}",
+                            s.name,
+                            tail(&why, 8)
+                        );
+                    }
+                }
+            }
+            eprintln!("{}", line.trim_end_matches(';'));
+        }
+    }
+    drop(desk);
+    for (i, s) in list.iter().enumerate() {
+        let rows = CONTENDERS
+            .iter()
+            .enumerate()
+            .map(|(c, (name, kind, _))| {
+                let seen = &nodes[i][c];
+                let (lo, hi) = (seen.iter().min(), seen.iter().max());
+                let count = match (lo, hi) {
+                    (Some(l), Some(h)) if l == h => format!("{l}"),
+                    (Some(l), Some(h)) => format!("{l}-{h}"),
+                    _ => "-".into(),
+                };
+                let wall = super::timing::median(&walls[i][c])
+                    .map_or_else(|| "-".into(), |w| format!("{w:.0} ms"));
+                ListRow {
+                    contender: Contender::new(name, *kind),
+                    cell: cells[i][c].clone(),
+                    note: format!("{count} · {wall}"),
+                }
+            })
+            .collect();
+        let listing = Listing {
+            title: format!(
+                "desktop: {}; shared Xvfb + private session bus, median of {} round(s)",
+                s.title, ctx.rounds
+            ),
+            rows,
+            versus: None,
+            note_header: Some("nodes · whole process".into()),
+        };
+        println!("{}", listing.render());
+    }
+    ok
+}
