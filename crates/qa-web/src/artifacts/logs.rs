@@ -27,13 +27,10 @@ pub(crate) fn write_logs(sh: &Shared, evidence: &Evidence) {
             .collect();
         (c, n, st.dropped)
     };
-    let mut c = console.join("\n");
-    let mut n = network.join("\n");
-    if dropped > 0 {
-        c.push_str(&format!("\n{{\"dropped\":{dropped}}}"));
-        n.push_str(&format!("\n{{\"dropped\":{dropped}}}"));
-    }
-    for (base, text) in [("console", c), ("network", n)] {
+    for (base, text) in [
+        ("console", jsonl(console, dropped)),
+        ("network", jsonl(network, dropped)),
+    ] {
         let _ = publish(
             evidence,
             ArtifactGroup::Logs,
@@ -42,5 +39,31 @@ pub(crate) fn write_logs(sh: &Shared, evidence: &Evidence) {
             text.as_bytes(),
             None,
         );
+    }
+}
+
+/// JSON Lines: every record, then `{"dropped":N}` when the bound was hit,
+/// each ended by a newline (an empty log is an empty file).
+fn jsonl(records: Vec<String>, dropped: u64) -> String {
+    let mut out = String::new();
+    for r in records {
+        out.push_str(&r);
+        out.push('\n');
+    }
+    if dropped > 0 {
+        out.push_str(&format!("{{\"dropped\":{dropped}}}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jsonl;
+
+    #[test]
+    fn every_line_ends_with_a_newline() {
+        assert_eq!(jsonl(vec![], 0), "");
+        assert_eq!(jsonl(vec!["{}".into(), "{}".into()], 0), "{}\n{}\n");
+        assert_eq!(jsonl(vec!["{}".into()], 3), "{}\n{\"dropped\":3}\n");
     }
 }
