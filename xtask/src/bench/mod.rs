@@ -22,6 +22,7 @@
 //! that drive them are in `xtask/bench/peers/`.
 
 mod desktop;
+mod latency;
 mod peers;
 mod report;
 mod server;
@@ -190,6 +191,7 @@ pub fn run(opts: &Options) -> bool {
     }
     if opts.tui {
         ok &= tui::run(&ctx);
+        ok &= latency::run(&ctx);
     }
     if opts.desktop {
         ok &= desktop::run(&ctx);
