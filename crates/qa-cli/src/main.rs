@@ -168,12 +168,26 @@ struct HostArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Flow files (JSONC). All are checked before any is run.
+    /// Flow files (JSONC), or directories: every `*.jsonc` and `*.json` in
+    /// a directory, sorted by name (not recursive). All are checked before
+    /// any is run.
     #[arg(required = true)]
     flows: Vec<PathBuf>,
-    /// Print exactly the result document on stdout (an array when several flows are given).
+    /// Print exactly the result document on stdout (an array when several
+    /// flows are given); progress and the summary still go to stderr.
     #[arg(long)]
     json: bool,
+    /// Print nothing on stderr but errors (no progress, no summary).
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// List the flows that would run (after --grep and --shard), one path
+    /// per line on stdout, and run nothing.
+    #[arg(long)]
+    list: bool,
+    /// Run only the flows whose file path or `name` matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    grep: Option<String>,
     /// Workspace for run directories.
     #[arg(long, value_name = "DIR", default_value = ".ui-qa")]
     workspace: PathBuf,
@@ -338,6 +352,32 @@ async fn cmd_probe(path: &Path, json: bool, host: &HostArgs) -> u8 {
     }
 }
 
+/// The flow files to run: files as given, directories expanded to their
+/// `*.jsonc` and `*.json` files sorted by name (not recursive).
+fn expand_flow_paths(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in given {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "jsonc" || x == "json"))
+            .collect();
+        if found.is_empty() {
+            return Err(format!(
+                "{} holds no flow files (*.jsonc, *.json)",
+                p.display()
+            ));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
 fn exit_for(r: &RunResult) -> u8 {
     if r.cancelled {
         exit::CANCELLED
@@ -363,20 +403,34 @@ fn severity(code: u8) -> u8 {
 }
 
 async fn cmd_run(args: &RunArgs) -> u8 {
-    if args.run_id.is_some() && args.flows.len() > 1 {
-        eprintln!("error: --run-id names one run; pass one flow or drop --run-id");
-        return exit::INVALID;
-    }
     if let Some(id) = &args.run_id {
         if qa_core::evidence::check_name(id).is_err() || id.starts_with('.') {
             eprintln!("error: --run-id {id:?} must be a plain name (letters, digits, - _ .)");
             return exit::INVALID;
         }
     }
+    let paths = match expand_flow_paths(&args.flows) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}", output::clean(&e));
+            return exit::INVALID;
+        }
+    };
+    if args.run_id.is_some() && paths.len() > 1 {
+        eprintln!("error: --run-id names one run; pass one flow or drop --run-id");
+        return exit::INVALID;
+    }
+    let grep = match args.grep.as_deref().map(regex::Regex::new).transpose() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: --grep is not a valid regular expression: {e}");
+            return exit::INVALID;
+        }
+    };
     // Check every flow before launching anything.
     let mut flows = Vec::new();
     let mut invalid = false;
-    for p in &args.flows {
+    for p in &paths {
         match check_flow(p) {
             Ok(f) => flows.push((p.clone(), f)),
             Err(errors) => {
@@ -387,6 +441,11 @@ async fn cmd_run(args: &RunArgs) -> u8 {
     }
     if invalid {
         return exit::INVALID;
+    }
+    if let Some(g) = &grep {
+        flows.retain(|(p, (f, _))| {
+            g.is_match(&p.to_string_lossy()) || f.name.as_deref().is_some_and(|n| g.is_match(n))
+        });
     }
     let secrets = Arc::new(Secrets::from_env());
     for name in &args.secret_env {
@@ -405,10 +464,18 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             .filter(|(k, _)| k % n == i - 1)
             .map(|(_, f)| f)
             .collect();
-        if !args.json {
+        if !args.quiet && !args.list {
             eprintln!("ui-qa: shard {i}/{n}: {} flow(s)", flows.len());
         }
     }
+    if args.list {
+        for (p, _) in &flows {
+            println!("{}", output::clean_path(p));
+        }
+        return exit::PASSED;
+    }
+    let paint = output::Paint::for_stderr();
+    let started = std::time::Instant::now();
     let drivers = drivers::all();
     let cancel = Cancel::new();
     // One process owner per run (so each run's cleanup report is its own);
@@ -445,7 +512,13 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 if cancel.is_cancelled() {
                     return None;
                 }
-                let sink = output::HumanProgress::new(&path, !args.json).prefixed(many);
+                let sink = if args.quiet {
+                    output::HumanProgress::off(&path)
+                } else if many {
+                    output::HumanProgress::buffered(&path, paint)
+                } else {
+                    output::HumanProgress::live(&path, paint)
+                };
                 let mut req = RunRequest::new(flow, text, args.workspace.clone());
                 req.run_id = args.run_id.clone();
                 req.timeout_ms = args.timeout_ms;
@@ -455,8 +528,11 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 req.cancel = cancel;
                 let r = runner::run(drivers, req, &sink).await;
                 if let Ok(r) = &r {
-                    if !args.json {
-                        output::print_summary(&path, r, &secrets);
+                    if sink.enabled() {
+                        // One write per flow: its progress (when kept) and
+                        // its summary, never interleaved with another's.
+                        let summary = output::render_summary(&path, r, &secrets, paint);
+                        eprint!("{}{summary}", sink.take());
                     }
                 }
                 Some((path, r))
@@ -469,7 +545,7 @@ async fn cmd_run(args: &RunArgs) -> u8 {
         .await;
     let mut results = Vec::new();
     let mut worst = exit::PASSED;
-    let mut paths = Vec::new();
+    let mut ran = Vec::new();
     for (path, r) in finished.into_iter().flatten() {
         match r {
             Ok(r) => {
@@ -477,7 +553,7 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 if severity(code) > severity(worst) {
                     worst = code;
                 }
-                paths.push(path);
+                ran.push(path);
                 results.push(r);
             }
             Err(e) => {
@@ -490,8 +566,15 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             }
         }
     }
+    if results.len() > 1 && !args.quiet {
+        let runs: Vec<(PathBuf, &RunResult)> = ran.iter().cloned().zip(results.iter()).collect();
+        eprint!(
+            "{}",
+            output::render_tally(&runs, started.elapsed(), &secrets, paint)
+        );
+    }
     if let Some(j) = &args.junit {
-        let pairs: Vec<(&Path, &RunResult)> = paths
+        let pairs: Vec<(&Path, &RunResult)> = ran
             .iter()
             .map(PathBuf::as_path)
             .zip(results.iter())
@@ -505,7 +588,9 @@ async fn cmd_run(args: &RunArgs) -> u8 {
     if args.json {
         // One flow given: the result document itself; several: an array
         // (even when a shard leaves one or none).
-        let out = if args.flows.len() == 1 && results.len() == 1 {
+        // A directory gives an array, like several files.
+        let single = args.flows.len() == 1 && !args.flows[0].is_dir();
+        let out = if single && results.len() == 1 {
             serde_json::to_string_pretty(&results[0])
         } else {
             serde_json::to_string_pretty(&results)

@@ -334,7 +334,8 @@ fn a_closed_stdout_ends_every_command_quietly_with_141() {
         vec!["check", "--json", flow],
         vec!["check", "--json", bad],
         vec!["probe", "--json", flow],
-        vec!["run", "--json", "--workspace", ws, flow],
+        // --quiet: a run prints its progress on stderr even with --json.
+        vec!["run", "--json", "--quiet", "--workspace", ws, flow],
     ];
     for args in commands {
         let o = ui_qa()

@@ -378,3 +378,107 @@ fn several_flows_in_parallel_with_junit_and_shards() {
         assert_eq!(o.status.code(), Some(2), "--shard {bad}");
     }
 }
+
+/// A one-step terminal flow named `name` that prints `word` and waits for
+/// `want`.
+fn echo_flow(name: &str, word: &str, want: &str) -> String {
+    format!(
+        r#"{{"version":1,"name":"{name}","target":{{"command":{{"argv":["sh","-c","echo {word}; sleep 5"]}}}},
+            "steps":[{{"action":"waitForText","text":"{want}","timeoutMs":1500}}]}}"#
+    )
+}
+
+#[test]
+fn a_directory_of_flows_runs_sorted_filtered_listed_and_tallied_without_interleaving() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let flows = dir.path().join("flows");
+    std::fs::create_dir(&flows).unwrap();
+    std::fs::write(
+        flows.join("b-pass.jsonc"),
+        echo_flow("second", "BRAVO", "BRAVO"),
+    )
+    .unwrap();
+    std::fs::write(
+        flows.join("a-pass.jsonc"),
+        echo_flow("first", "ALPHA", "ALPHA"),
+    )
+    .unwrap();
+    std::fs::write(
+        flows.join("c-fail.jsonc"),
+        echo_flow("third", "CHARLIE", "DELTA"),
+    )
+    .unwrap();
+    std::fs::write(flows.join("notes.txt"), "not a flow").unwrap();
+    let ui_qa = |args: &[&str]| {
+        let o = Command::new(bin())
+            .arg("run")
+            .args(args)
+            .arg("--workspace")
+            .arg(ws.path())
+            .arg(&flows)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // --list: sorted by name, only flow files, nothing run.
+    let (code, out, _) = ui_qa(&["--list"]);
+    assert_eq!(code, Some(0));
+    let listed: Vec<&str> = out.lines().collect();
+    assert_eq!(listed.len(), 3, "{out}");
+    assert!(
+        listed[0].ends_with("a-pass.jsonc") && listed[2].ends_with("c-fail.jsonc"),
+        "{out}"
+    );
+    assert!(!ws.path().join("runs").exists(), "--list runs nothing");
+    // --grep on the flow's name or path.
+    let (_, out, _) = ui_qa(&["--list", "--grep", "^sec"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.trim_end().ends_with("b-pass.jsonc"), "{out}");
+
+    // All three at once: each flow's lines come together, then the tally.
+    let (code, out, err) = ui_qa(&["--jobs", "3", "--json"]);
+    assert_eq!(code, Some(1), "{err}");
+    let results: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(results.as_array().unwrap().len(), 3);
+    let (body, _) = err.split_once("\n3 flows in ").expect("a tally");
+    let blocks: Vec<&str> = body
+        .split("ui-qa: ")
+        .filter(|b| !b.trim().is_empty())
+        .collect();
+    assert_eq!(blocks.len(), 3, "{err}");
+    let names = ["a-pass.jsonc", "b-pass.jsonc", "c-fail.jsonc"];
+    for b in &blocks {
+        let own = names
+            .iter()
+            .find(|n| b.lines().next().unwrap().contains(*n))
+            .unwrap();
+        assert!(
+            b.contains(&format!("{own} in ")),
+            "the block holds its summary: {b}"
+        );
+        for other in names.iter().filter(|n| *n != own) {
+            assert!(
+                !b.contains(other),
+                "lines of {other} inside the block of {own}:\n{b}"
+            );
+        }
+    }
+    assert!(
+        err.contains("\n3 flows in ") && err.contains(": 2 passed, 1 failed\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  FAILED ") && err.contains("c-fail.jsonc: step 1 waitForText failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("    expected: the screen or scrollback to contain text \"DELTA\""),
+        "{err}"
+    );
+}

@@ -114,7 +114,108 @@ fn ambiguous_locator_fails_with_the_count() {
         "{}",
         r["reason"]
     );
+    // The failure lists what the locator matched, each with a locator.
+    let f = &r["steps"][0]["failure"];
+    assert_eq!(f["received"], "2 elements match", "{f:#}");
+    let c = f["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 2, "{f:#}");
+    assert!(
+        c.iter()
+            .all(|x| x["role"] == "button" && x["name"] == "Save"),
+        "{f:#}"
+    );
     assert_browser_gone(&r);
+}
+
+/// Runs `ui-qa run ARGS… FLOW` and answers (exit code, stdout, stderr).
+fn run_text(flow: &Path, ws: &Path, extra: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(common::bin())
+        .arg("run")
+        .args(extra)
+        .arg("--workspace")
+        .arg(ws)
+        .arg(flow)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_failed_check_shows_expected_and_received_and_a_missing_element_the_closest() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::copy(
+        root().join("examples/site/index.html"),
+        site.join("index.html"),
+    )
+    .unwrap();
+    let flow = dir.path().join("order.jsonc");
+    std::fs::write(
+        &flow,
+        format!(
+            r#"{{"target":{{"serve":"{}","url":"/index.html"}},"steps":[
+                {{"action":"fill","locator":{{"label":"Name"}},"value":"Ada"}},
+                {{"action":"click","locator":{{"role":"button","name":"Send"}}}},
+                {{"action":"assertText","name":"greeting","locator":{{"testId":"result"}},"equals":"Hello Bob","timeoutMs":1500}}]}}"#,
+            "site"
+        ),
+    )
+    .unwrap();
+    // --json keeps the progress and the summary on stderr.
+    let (code, out, err) = run_text(&flow, ws.path(), &["--json"]);
+    assert_eq!(code, 1, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let f = &r["steps"][2]["failure"];
+    assert_eq!(f["expected"], "text equals \"Hello Bob\"", "{f:#}");
+    assert!(
+        f["received"].as_str().unwrap().starts_with("\"Hello Ada"),
+        "{f:#}"
+    );
+    assert_eq!(f["locator"], "testId=\"result\"", "{f:#}");
+    assert!(err.contains("step 3 assertText \"greeting\""), "{err}");
+    assert!(
+        err.contains("    expected: text equals \"Hello Bob\""),
+        "{err}"
+    );
+    assert!(err.contains("    received: \"Hello Ada"), "{err}");
+    // The accessibility tree is kept beside the failure screenshot.
+    let ax = r["artifacts"]["accessibilitySnapshots"].as_array().unwrap();
+    assert!(
+        ax.iter()
+            .any(|a| a["path"].as_str().unwrap().ends_with("failure-step3.json")),
+        "{ax:?}"
+    );
+    // Chromium's own background traffic is one note, not one per host.
+    let own = err.matches("Chromium's own background traffic").count();
+    assert!(own <= 1, "{err}");
+    assert!(!err.contains("note: blocked tunnel"), "{err}");
+
+    // A typo in a name: the closest element is offered.
+    std::fs::write(
+        &flow,
+        format!(
+            r#"{{"target":{{"serve":"{}","url":"/index.html"}},"steps":[
+                {{"action":"click","locator":{{"role":"button","name":"Sned"}},"timeoutMs":1500}}]}}"#,
+            "site"
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = run_text(&flow, ws.path(), &["--quiet", "--json"]);
+    assert_eq!(code, 1);
+    assert!(err.is_empty(), "--quiet prints nothing: {err}");
+    let (code, _, err) = run_text(&flow, ws.path(), &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("    closest:\n      - button \"Send\""),
+        "{err}"
+    );
 }
 
 #[test]

@@ -179,6 +179,8 @@ pub fn end_error(end: &StepEnd) -> Option<DriverError> {
         message,
         remediation: None,
         missing: Vec::new(),
+        mismatch: None,
+        notes: Vec::new(),
     };
     match end {
         StepEnd::Passed(_) => None,

@@ -5,6 +5,7 @@ use crate::codes::{CoreCode, ErrorCode};
 use crate::deadline::Deadline;
 use crate::evidence::{Artifact, Evidence, EvidenceError};
 use crate::flow::{Flow, LocatorKind, Step, TargetKind};
+use crate::mismatch::Mismatch;
 use crate::process::{CleanupReport, ProcessOwner};
 use crate::secrets::Secrets;
 use async_trait::async_trait;
@@ -438,12 +439,33 @@ pub enum Verdict {
     NotYet {
         /// What was seen.
         observed: String,
+        /// The same, structured: expected, received, locator, candidates.
+        mismatch: Option<Box<Mismatch>>,
     },
     /// It can never hold (e.g. the program exited); stop retrying.
     Fails {
         /// Why.
         reason: String,
     },
+}
+
+impl Verdict {
+    /// Not yet, with what was seen.
+    pub fn not_yet(observed: impl Into<String>) -> Verdict {
+        Verdict::NotYet {
+            observed: observed.into(),
+            mismatch: None,
+        }
+    }
+
+    /// Not yet: `m` says what was expected and received; its summary is
+    /// what was seen.
+    pub fn differs(m: Mismatch) -> Verdict {
+        Verdict::NotYet {
+            observed: m.summary(),
+            mismatch: Some(Box::new(m)),
+        }
+    }
 }
 
 /// Stable-coded driver errors.
@@ -457,6 +479,11 @@ pub struct DriverError {
     pub remediation: Option<String>,
     /// When set, the run is BLOCKED (could not look) rather than FAILED.
     pub missing: Vec<MissingCapability>,
+    /// What was expected and found (locator failures: the candidates).
+    pub mismatch: Option<Box<Mismatch>>,
+    /// Notes the driver gathered during the failed call (blocked requests,
+    /// dialogs): they go to the result's observations, tied to the step.
+    pub notes: Vec<Note>,
 }
 
 impl DriverError {
@@ -467,6 +494,8 @@ impl DriverError {
             message: message.into(),
             remediation: None,
             missing: Vec::new(),
+            mismatch: None,
+            notes: Vec::new(),
         }
     }
 
@@ -484,6 +513,12 @@ impl DriverError {
         self
     }
 
+    /// Adds what was expected and found.
+    pub fn with_mismatch(mut self, m: Mismatch) -> Self {
+        self.mismatch = Some(Box::new(m));
+        self
+    }
+
     /// Marks the error as BLOCKED because of a missing capability.
     pub fn blocked(code: impl ErrorCode, missing: MissingCapability) -> Self {
         DriverError {
@@ -491,6 +526,8 @@ impl DriverError {
             message: missing.reason.clone(),
             remediation: Some(missing.remediation.clone()),
             missing: vec![missing],
+            mismatch: None,
+            notes: Vec::new(),
         }
     }
 

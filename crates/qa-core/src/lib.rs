@@ -29,6 +29,7 @@ pub mod evidence;
 pub mod flow;
 pub mod host;
 pub mod keys;
+pub mod mismatch;
 pub mod process;
 pub mod result;
 pub mod secrets;
@@ -42,6 +43,7 @@ pub use driver::{
 };
 pub use evidence::{Artifact, ArtifactGroup, Evidence};
 pub use flow::{Flow, FlowError, Step};
+pub use mismatch::{ElementCandidate, Mismatch};
 pub use secrets::Secrets;
 #[cfg(feature = "conformance")]
 pub mod conformance;

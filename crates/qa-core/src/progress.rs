@@ -1,9 +1,9 @@
 //! Progress: sanitized stage events, written to `progress.jsonl` (capped at
 //! 1 MiB) and forwarded to a [`ProgressSink`] (the CLI's human output).
 //!
-//! Events carry stage names, step indexes, action names, statuses and
-//! durations only — never step values, page text or reasons — and pass
-//! through the secret redaction anyway.
+//! Events carry stage names, step indexes, action and step names, statuses,
+//! durations and the drivers' short details only — never step values, page
+//! text or reasons — and pass through the secret redaction anyway.
 
 use crate::evidence::Evidence;
 use crate::result::{RunResult, Selection};
@@ -43,6 +43,13 @@ pub struct ProgressEvent {
     /// Selected driver (for `selected`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
+    /// The step's name, as the flow gives it (step stages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the step did, in the driver's short words (`ran the action
+    /// "click"`), at the end of a step stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl ProgressEvent {
@@ -56,7 +63,16 @@ impl ProgressEvent {
             status: None,
             duration_ms: None,
             driver: None,
+            name: None,
+            detail: None,
         }
+    }
+
+    /// Adds the step's name and what it did.
+    pub fn described(mut self, name: Option<&str>, detail: Option<&str>) -> ProgressEvent {
+        self.name = name.map(Into::into);
+        self.detail = detail.map(Into::into);
+        self
     }
 
     /// A stage started.
@@ -157,6 +173,8 @@ impl<'a> Progress<'a> {
             &mut ev.action,
             &mut ev.status,
             &mut ev.driver,
+            &mut ev.name,
+            &mut ev.detail,
         ]
         .into_iter()
         .flatten()

@@ -3,6 +3,7 @@
 use crate::driver::{Backend, Capability, MissingCapability, Platform};
 use crate::evidence::{Artifact, ArtifactGroup, WithheldArtifact};
 use crate::flow::TargetKind;
+pub use crate::mismatch::{ElementCandidate, Mismatch};
 use crate::process::CleanupReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -119,6 +120,10 @@ pub struct StepRecord {
     /// A short detail of what was done.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For a failed step: what it expected, what it found, the locator and
+    /// the elements that could have been meant (bounded, redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Mismatch>,
 }
 
 /// One assertion's record.
@@ -269,6 +274,10 @@ pub enum ObservationKind {
     EvidenceWithheld,
     /// Evidence captured after a step failed.
     FailureEvidence,
+    /// A fact about the environment the run used (browser settings, a
+    /// virtual display, how terminal evidence is rendered). Kept in the
+    /// result; the human output leaves it out.
+    Environment,
 }
 
 /// The result document.

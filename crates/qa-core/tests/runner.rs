@@ -175,18 +175,17 @@ impl SurfaceSession for Session {
                     if self.opened_at.elapsed() >= Duration::from_millis(ms) {
                         Ok(Verdict::Holds)
                     } else {
-                        Ok(Verdict::NotYet {
-                            observed: "not yet".into(),
-                        })
+                        Ok(Verdict::not_yet("not yet"))
                     }
                 } else if t == "impossible" {
                     Ok(Verdict::Fails {
                         reason: "the program exited".into(),
                     })
                 } else {
-                    Ok(Verdict::NotYet {
-                        observed: "screen without it".into(),
-                    })
+                    Ok(Verdict::differs(qa_core::Mismatch::new(
+                        "the text on screen",
+                        "screen without it",
+                    )))
                 }
             }
             _ => Ok(Verdict::Holds),
@@ -273,6 +272,23 @@ async fn assertion_that_never_holds_fails_at_the_step_deadline_and_cleans_up() {
     assert_eq!(r.steps[0].status, StepStatus::Failed);
     assert_eq!(r.steps[1].status, StepStatus::Skipped);
     assert!(r.steps[0].reason.as_deref().unwrap().contains("1000 ms"));
+    // The driver's last mismatch is kept on the failed step, expected and
+    // received side by side, and its summary is in the reason.
+    let m = r.steps[0]
+        .failure
+        .as_ref()
+        .expect("the failed step says why");
+    assert_eq!(m.expected.as_deref(), Some("the text on screen"));
+    assert_eq!(m.received.as_deref(), Some("screen without it"));
+    assert!(r.steps[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("received screen without it"));
+    assert!(
+        r.steps[1].failure.is_none(),
+        "a skipped step has no failure"
+    );
     // The cadence (0, 20, 100, 100, 500 ms) has 3 checks by 120 ms, 5 by
     // 720 ms: 1 s leaves room for a slow machine.
     assert!(

@@ -103,6 +103,82 @@ pub fn needs_ids(loc: &Locator) -> bool {
     loc.automation_id.is_some()
 }
 
+/// How close a name is to the wanted one: equal ignoring case 3, one
+/// containing the other 2, a shared word 1, else 0.
+fn name_closeness(wanted: &str, actual: &str) -> u32 {
+    let (w, a) = (wanted.trim().to_lowercase(), actual.trim().to_lowercase());
+    if w.is_empty() || a.is_empty() {
+        return 0;
+    }
+    if w == a {
+        return 3;
+    }
+    if a.contains(&w) || w.contains(&a) {
+        return 2;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|x| x.chars().count() >= 2)
+            .map(str::to_string)
+            .collect()
+    };
+    let aw = words(&a);
+    u32::from(words(&w).iter().any(|x| aw.contains(x)))
+}
+
+/// For a locator that matched nothing: the nodes closest to what it asks
+/// for, best first (at most `max`), and how many were close at all. A node
+/// is close when its name resembles the wanted name, its role is the wanted
+/// role, or its id resembles the wanted automationId; a locator naming both
+/// a role and a name ranks nodes with both above either.
+pub fn closest(nodes: &[NodeView], loc: &Locator, max: usize) -> (Vec<usize>, usize) {
+    let last = loc.path.as_ref().and_then(|p| p.last());
+    let role = loc.role.as_deref().or(last.and_then(|s| s.role.as_deref()));
+    let name = loc.name.as_deref().or(last.and_then(|s| s.name.as_deref()));
+    let mut scored: Vec<(u32, usize)> = (1..nodes.len())
+        .filter_map(|i| {
+            let n = &nodes[i];
+            let mut score = 0;
+            if let Some(r) = role {
+                if role_matches(r, &n.role) {
+                    score += 2;
+                }
+            }
+            if let Some(w) = name {
+                score += name_closeness(w, &n.name);
+            }
+            if let (Some(w), Some(id)) = (&loc.automation_id, &n.id) {
+                score += name_closeness(w, id);
+            }
+            // A bare role match among many is weak; it still ranks.
+            (score > 0).then_some((score, i))
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| nodes[a.1].order.cmp(&nodes[b.1].order))
+    });
+    let total = scored.len();
+    (
+        scored.into_iter().take(max).map(|(_, i)| i).collect(),
+        total,
+    )
+}
+
+/// A node as a failure candidate: role, name and id.
+pub fn candidate(n: &NodeView) -> qa_core::ElementCandidate {
+    qa_core::ElementCandidate {
+        role: Some(n.role.clone()),
+        name: Some(n.name.clone()).filter(|s| !s.is_empty()),
+        detail: n
+            .id
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|id| format!("automationId {id:?}")),
+        ..Default::default()
+    }
+}
+
 /// One line per candidate (`push button "7"`), at most `max` lines.
 pub fn describe_candidates(nodes: &[NodeView], idx: &[usize], max: usize) -> String {
     let mut parts: Vec<String> = idx.iter().take(max).map(|&i| describe(&nodes[i])).collect();
@@ -174,6 +250,28 @@ mod tests {
         };
         assert_eq!(find(&t, &amb), vec![3, 6]);
         assert!(describe_candidates(&t, &[3, 6], 5).contains("push button \"7\""));
+    }
+
+    #[test]
+    fn closest_ranks_role_and_name_above_either() {
+        let t = tree();
+        let l = Locator {
+            role: Some("button".into()),
+            name: Some("add".into()),
+            ..Default::default()
+        };
+        let (idx, total) = closest(&t, &l, 2);
+        assert_eq!(idx[0], 4, "the Add button first");
+        assert_eq!(idx.len(), 2);
+        assert_eq!(total, 3, "every push button is close");
+        let none = Locator {
+            name: Some("zzz".into()),
+            ..Default::default()
+        };
+        assert_eq!(closest(&t, &none, 5), (vec![], 0));
+        let c = candidate(&t[4]);
+        assert_eq!(c.role.as_deref(), Some("push button"));
+        assert_eq!(c.name.as_deref(), Some("Add"));
     }
 
     #[test]

@@ -534,7 +534,9 @@ impl SurfaceSession for TuiSession {
             let mut m = this.shared.model();
             (m.cast.take(), m.bytes_read)
         };
-        result.notes.push(Note::info(EVIDENCE_NOTE));
+        result
+            .notes
+            .push(Note::new(NoteKind::Environment, EVIDENCE_NOTE));
         if let Some(e) = this.shared.exit() {
             result.notes.push(Note::info(format!(
                 "terminal program {} ended with {}",

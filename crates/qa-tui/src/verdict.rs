@@ -5,7 +5,7 @@
 use crate::pump::Shared;
 use crate::screen;
 use qa_core::flow::{text_or_regex_matches, Pattern, TerminalAction};
-use qa_core::{Secrets, Verdict};
+use qa_core::{Mismatch, Secrets, Verdict};
 use std::time::{Duration, Instant};
 
 /// Output quiet time after exit that counts as drained when EIO never comes.
@@ -83,6 +83,13 @@ impl Judge<'_> {
                         "not on screen or in scrollback yet; last lines: {}",
                         self.excerpt(&screen)
                     )),
+                    mismatch: Some(Box::new(Mismatch::new(
+                        format!(
+                            "the screen or scrollback to contain {}",
+                            self.describe_query(&q.text, &q.regex)
+                        ),
+                        format!("last lines {}", self.excerpt(&screen)),
+                    ))),
                 }
             }
             TerminalAction::AssertText(a) | TerminalAction::AssertNotText(a) => {
@@ -130,8 +137,18 @@ impl Judge<'_> {
                         )),
                     }
                 } else {
+                    let expected = format!(
+                        "{place} {} {}",
+                        if want_present {
+                            "to contain"
+                        } else {
+                            "not to contain"
+                        },
+                        self.describe_query(&a.text, &a.regex)
+                    );
                     Verdict::NotYet {
                         observed: self.redact(&format!("{what}; saw {seen}")),
+                        mismatch: Some(Box::new(Mismatch::new(expected, seen))),
                     }
                 }
             }
@@ -151,7 +168,17 @@ impl Judge<'_> {
                         reason: format!("{observed} and the program has ended"),
                     }
                 } else {
-                    Verdict::NotYet { observed }
+                    let expected = format!(
+                        "cursor at row {}, col {}{}",
+                        c.row,
+                        c.col,
+                        match c.visible {
+                            Some(true) => " (visible)",
+                            Some(false) => " (hidden)",
+                            None => "",
+                        }
+                    );
+                    Verdict::differs(Mismatch::new(expected, observed))
                 }
             }
             TerminalAction::AssertProcessRunning(_) => match exit {
@@ -161,9 +188,13 @@ impl Judge<'_> {
                 },
             },
             TerminalAction::AssertProcessExited(x) => match exit {
-                None => Verdict::NotYet {
-                    observed: "the program is still running".into(),
-                },
+                None => Verdict::differs(Mismatch::new(
+                    match x.exit_code {
+                        Some(c) => format!("the program to exit with code {c}"),
+                        None => "the program to exit".into(),
+                    },
+                    "the program is still running",
+                )),
                 Some(e) => match x.exit_code {
                     None => Verdict::Holds,
                     Some(want) if e.code == Some(want) => Verdict::Holds,

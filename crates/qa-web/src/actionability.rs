@@ -6,7 +6,7 @@
 use crate::codes::WebCode;
 use crate::page::{to_page, ActKind, ActReply, Check, DomOp, EvalError, Page, Placed, Unfit};
 use qa_core::flow::Locator;
-use qa_core::{Cadence, Deadline, DriverError};
+use qa_core::{Cadence, Deadline, DriverError, Mismatch};
 
 /// The stable error code for a failed check.
 pub(crate) fn check_code(check: Check) -> WebCode {
@@ -68,7 +68,8 @@ pub(crate) async fn actionable<T: Placed>(
                 return Err(DriverError::new(
                     WebCode::LocatorAmbiguous,
                     format!("{action}: {what} matched {count} elements; a locator must match exactly one (add exact, nth or a more specific locator)"),
-                ));
+                )
+                .with_mismatch(page.ambiguous(locator, count).await));
             }
             Ok(ActReply::None { total }) => {
                 last_code = WebCode::LocatorNotFound;
@@ -106,10 +107,18 @@ pub(crate) async fn actionable<T: Placed>(
             Err(EvalError::Reply(m)) => return Err(crate::page::reply_error(m)),
         }
         if !cadence.wait(deadline).await {
-            return Err(DriverError::new(
+            let e = DriverError::new(
                 last_code,
                 format!("{action}: {what}: {last} (actionability retried until the step deadline)"),
-            ));
+            );
+            return Err(if last_code == WebCode::LocatorNotFound {
+                e.with_mismatch(page.not_found(locator).await)
+            } else {
+                e.with_mismatch(
+                    Mismatch::new(format!("{what} to be actionable for {action}"), last)
+                        .at(what.clone()),
+                )
+            });
         }
     }
 }

@@ -362,10 +362,7 @@ impl SurfaceSession for WebSession {
                 Ok(o)
             }
             Err(mut e) => {
-                if !notes.is_empty() {
-                    let m: Vec<&str> = notes.iter().map(|n| n.message.as_str()).collect();
-                    e.message = format!("{} [{}]", e.message, m.join("; "));
-                }
+                e.notes.extend(notes);
                 Err(e)
             }
         }
@@ -374,7 +371,7 @@ impl SurfaceSession for WebSession {
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
         let r = match page::enter(&self.page, step, false, deadline).await? {
             Entered::Ready(page) => steps::verify(&page, step, deadline).await,
-            Entered::NotYet(observed) => Ok(Verdict::NotYet { observed }),
+            Entered::NotYet(observed) => Ok(Verdict::not_yet(observed)),
         };
         r.map_err(|e| popup_gone(step, e))
     }
@@ -387,7 +384,7 @@ impl SurfaceSession for WebSession {
         let popup = popup_name(step).and_then(|n| page::popup_page(&self.page, n).ok());
         let page = popup.as_ref().unwrap_or(&self.page);
         let _ = page.ensure_front().await;
-        artifacts::screenshot(
+        let mut out: Vec<Artifact> = artifacts::screenshot(
             page,
             &self.ctx.evidence,
             &named,
@@ -399,7 +396,19 @@ impl SurfaceSession for WebSession {
         .ok()
         .flatten()
         .into_iter()
-        .collect()
+        .collect();
+        // The accessibility tree beside the picture: roles and names to
+        // write a locator from.
+        let ax = artifacts::ax_snapshot(
+            page,
+            &self.ctx.evidence,
+            &named,
+            None,
+            Deadline::after_ms(2000),
+        )
+        .await;
+        out.extend(ax.ok().flatten());
+        out
     }
 
     async fn close(mut self: Box<Self>, deadline: Deadline) -> CloseResult {
@@ -424,7 +433,7 @@ impl SurfaceSession for WebSession {
         // The browser is gone: stop the proxy (and every connection) and say
         // what only the network layer caught.
         if let Some(proxy) = self.proxy.take() {
-            let here = proxy.blocked_here();
+            let (browser_own, here) = proxy.blocked_here().split_browser_service();
             drop(proxy);
             if !here.is_empty() {
                 result.notes.push(Note::new(
@@ -432,6 +441,16 @@ impl SurfaceSession for WebSession {
                     format!(
                         "of these, blocked at the network proxy (not seen by in-browser interception): {}",
                         here.summary()
+                    ),
+                ));
+            }
+            if !browser_own.is_empty() {
+                result.notes.push(Note::new(
+                    NoteKind::BlockedRequest,
+                    format!(
+                        "blocked at the network proxy: Chromium's own background traffic to its service hosts, not seen in any page: {} ({} connection(s))",
+                        browser_own.hosts().join(", "),
+                        browser_own.total()
                     ),
                 ));
             }

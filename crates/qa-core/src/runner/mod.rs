@@ -356,7 +356,7 @@ async fn close(
         Some(c) => {
             cleanup = c.cleanup;
             for n in c.notes {
-                acc.note(None, ObservationKind::Driver, n.message);
+                acc.note(None, record::observation_kind(&n, ObservationKind::Driver), n.message);
             }
         }
         None => acc.note(

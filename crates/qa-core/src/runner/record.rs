@@ -4,7 +4,7 @@
 //! string is redacted before it leaves.
 
 use crate::codes::CoreCode;
-use crate::driver::{DriverError, MissingCapability};
+use crate::driver::{DriverError, MissingCapability, Note, NoteKind};
 use crate::evidence::{Artifact, Evidence, EvidenceError};
 use crate::flow::Flow;
 use crate::process::{CleanupReport, CleanupStatus};
@@ -127,6 +127,7 @@ impl Acc {
                 duration_ms: 0,
                 reason: None,
                 detail: None,
+                failure: None,
             });
         }
     }
@@ -277,4 +278,17 @@ fn redact_result(secrets: &Secrets, result: RunResult) -> RunResult {
     };
     secrets.redact_json(&mut v);
     serde_json::from_value(v).unwrap_or(result)
+}
+
+/// The result's kind for a driver note: `environment` for an environment
+/// fact, `otherwise` (step or driver) for the rest.
+pub(super) fn observation_kind(n: &Note, otherwise: ObservationKind) -> ObservationKind {
+    match n.kind {
+        NoteKind::Environment => ObservationKind::Environment,
+        NoteKind::Info
+        | NoteKind::BlockedRequest
+        | NoteKind::Dialog
+        | NoteKind::Popup
+        | NoteKind::Evidence => otherwise,
+    }
 }

@@ -8,6 +8,7 @@ use crate::codes::CoreCode;
 use crate::deadline::{Cadence, Deadline};
 use crate::driver::{DriverError, Note, SurfaceSession, Verdict};
 use crate::flow::{Flow, Step, StepClass};
+use crate::mismatch::Mismatch;
 use crate::progress::{Progress, ProgressEvent};
 use crate::result::{AssertionRecord, BlockedReasonCode, ObservationKind, StepRecord, StepStatus};
 use std::time::{Duration, Instant};
@@ -44,6 +45,8 @@ pub struct StepRun {
     pub assertion: Option<AssertionRecord>,
     /// Calls made to the driver for this step.
     pub calls: u32,
+    /// What a failed step expected and found, when the driver said.
+    pub mismatch: Option<Mismatch>,
 }
 
 impl StepRun {
@@ -53,6 +56,15 @@ impl StepRun {
             notes: Vec::new(),
             assertion: None,
             calls,
+            mismatch: None,
+        }
+    }
+
+    fn failed(e: DriverError, calls: u32) -> StepRun {
+        StepRun {
+            mismatch: e.mismatch.map(|m| *m),
+            notes: e.notes,
+            ..StepRun::ended(StepEnd::Failed(e.code, e.message), calls)
         }
     }
 }
@@ -70,19 +82,20 @@ pub(super) async fn run_steps(
     for (i, step) in flow.steps.iter().enumerate() {
         let stage = stage_name(step);
         acc.stage = stage.clone();
-        progress.emit(ProgressEvent::stage_start(
-            &stage,
-            Some(step.index + 1),
-            Some(step.action_name()),
-        ));
+        progress.emit(
+            ProgressEvent::stage_start(&stage, Some(step.index + 1), Some(step.action_name()))
+                .described(step.name.as_deref(), None),
+        );
         let t = Instant::now();
         let step_deadline = Deadline::after_ms(step.step_timeout_ms()).min(flow_deadline);
+        let mut mismatch = None;
         let end = tokio::select! {
             r = run_step(session, step, step_deadline) => {
                 for n in r.notes {
-                    acc.note(Some(step.index + 1), ObservationKind::Step, n.message);
+                    acc.note(Some(step.index + 1), super::record::observation_kind(&n, ObservationKind::Step), n.message);
                 }
                 acc.assertions.extend(r.assertion);
+                mismatch = r.mismatch;
                 r.end
             }
             _ = cancel.cancelled() => StepEnd::Cancelled,
@@ -131,24 +144,30 @@ pub(super) async fn run_steps(
                 (StepStatus::Failed, Some("cancelled".into()), None)
             }
         };
-        progress.emit(ProgressEvent::stage_end(
-            &stage,
-            Some(step.index + 1),
-            Some(step.action_name()),
-            match status {
-                StepStatus::Passed => "passed",
-                StepStatus::Failed => "failed",
-                StepStatus::TimedOut => "timedOut",
-                StepStatus::Skipped => "skipped",
-            },
-            dur,
-        ));
+        progress.emit(
+            ProgressEvent::stage_end(
+                &stage,
+                Some(step.index + 1),
+                Some(step.action_name()),
+                match status {
+                    StepStatus::Passed => "passed",
+                    StepStatus::Failed => "failed",
+                    StepStatus::TimedOut => "timedOut",
+                    StepStatus::Skipped => "skipped",
+                },
+                dur,
+            )
+            .described(step.name.as_deref(), detail.as_deref()),
+        );
         acc.steps.push(StepRecord {
             index: step.index + 1,
             action: step.action_name().into(),
             name: step.name.clone(),
             status,
             duration_ms: dur.as_millis() as u64,
+            failure: (status != StepStatus::Passed)
+                .then(|| failure_of(step, mismatch))
+                .flatten(),
             reason,
             detail,
         });
@@ -234,9 +253,13 @@ pub async fn run_step(
                 notes: outcome.notes,
                 assertion: None,
                 calls: 1,
+                mismatch: None,
             },
-            Some(Err(e)) if e.is_blocked() => StepRun::ended(StepEnd::Blocked(e), 1),
-            Some(Err(e)) => StepRun::ended(StepEnd::Failed(e.code, e.message), 1),
+            Some(Err(mut e)) if e.is_blocked() => StepRun {
+                notes: std::mem::take(&mut e.notes),
+                ..StepRun::ended(StepEnd::Blocked(e), 1)
+            },
+            Some(Err(e)) => StepRun::failed(e, 1),
         },
         StepClass::Assertion => verify_until(session, step, deadline).await,
     }
@@ -250,6 +273,7 @@ async fn verify_until(
     let mut cadence = Cadence::new();
     let mut attempts = 0u32;
     let mut observed: Option<String> = None;
+    let mut last_mismatch: Option<Mismatch> = None;
     let record = |passed: bool, attempts: u32, observed: Option<String>| AssertionRecord {
         step: step.index + 1,
         action: step.action_name().into(),
@@ -257,11 +281,12 @@ async fn verify_until(
         attempts,
         observed,
     };
-    let finish = |end: StepEnd, rec: AssertionRecord| StepRun {
+    let finish = |end: StepEnd, rec: AssertionRecord, mismatch: Option<Mismatch>| StepRun {
         end,
         notes: Vec::new(),
         calls: rec.attempts,
         assertion: Some(rec),
+        mismatch,
     };
     loop {
         if !cadence.wait(deadline).await {
@@ -275,29 +300,39 @@ async fn verify_until(
         {
             None => break,
             Some(Ok(Verdict::Holds)) => {
-                return finish(StepEnd::Passed(None), record(true, attempts, None));
+                return finish(StepEnd::Passed(None), record(true, attempts, None), None);
             }
-            Some(Ok(Verdict::NotYet { observed: o })) => observed = Some(o),
+            Some(Ok(Verdict::NotYet {
+                observed: o,
+                mismatch,
+            })) => {
+                observed = Some(o);
+                last_mismatch = mismatch.map(|m| *m);
+            }
             Some(Ok(Verdict::Fails { reason })) => {
                 return finish(
                     StepEnd::Failed(CoreCode::AssertionFailed.as_str(), reason.clone()),
                     record(false, attempts, Some(reason)),
+                    last_mismatch,
                 );
             }
-            Some(Err(e)) if e.is_blocked() => {
+            Some(Err(mut e)) if e.is_blocked() => {
                 let rec = record(false, attempts, Some(e.message.clone()));
                 return StepRun {
+                    notes: std::mem::take(&mut e.notes),
                     end: StepEnd::Blocked(e),
-                    notes: Vec::new(),
                     calls: attempts,
                     assertion: Some(rec),
+                    mismatch: None,
                 };
             }
             Some(Err(e)) => {
-                return finish(
-                    StepEnd::Failed(e.code, e.message.clone()),
-                    record(false, attempts, Some(e.message)),
-                );
+                let rec = record(false, attempts, Some(e.message.clone()));
+                let m = e.mismatch.map(|m| *m);
+                return StepRun {
+                    notes: e.notes,
+                    ..finish(StepEnd::Failed(e.code, e.message), rec, m)
+                };
             }
         }
     }
@@ -312,7 +347,19 @@ async fn verify_until(
                 ),
             ),
             rec,
+            last_mismatch,
         ),
-        _ => finish(StepEnd::TimedOut, rec),
+        _ => finish(StepEnd::TimedOut, rec, last_mismatch),
     }
+}
+
+/// The failed step's [`Mismatch`]: the driver's, with the step's locator
+/// filled in when the driver left it out; `None` when nobody said what was
+/// expected.
+fn failure_of(step: &Step, m: Option<Mismatch>) -> Option<Mismatch> {
+    let mut m = m?;
+    if m.locator.is_none() {
+        m.locator = step.locators().first().map(|l| l.describe());
+    }
+    Some(m)
 }

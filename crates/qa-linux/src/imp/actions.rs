@@ -5,14 +5,15 @@ use super::bus::{accessible, proxy};
 use super::objref::ObjRef;
 use super::tree::{fetch, format_value, read_text, read_value, views, walk, Fields, Node};
 use crate::codes::DesktopCode;
-use crate::locate::{describe, describe_candidates, find, needs_ids};
+use crate::locate::{candidate, closest, describe, describe_candidates, find, needs_ids, NodeView};
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{Interface, State, StateSet};
 use qa_core::flow::{ElementState, Locator};
-use qa_core::{Cadence, Deadline, DriverError};
+use qa_core::mismatch::MAX_CANDIDATES;
+use qa_core::{Cadence, Deadline, DriverError, Mismatch};
 
 /// Node cap when resolving locators.
 pub(crate) const LOCATE_CAP: usize = 10_000;
@@ -21,8 +22,25 @@ pub(crate) const LOCATE_CAP: usize = 10_000;
 pub(crate) enum Resolved {
     /// Exactly one element.
     One(Box<Node>),
-    /// Nothing matches (yet).
-    None,
+    /// Nothing matches (yet): what was expected, with the closest elements.
+    None(Box<Mismatch>),
+}
+
+/// The "no element matches" mismatch of `loc` over `nodes`, with the
+/// closest elements as candidates.
+fn not_found(vs: &[NodeView], loc: &Locator) -> Box<Mismatch> {
+    let (idx, total) = closest(vs, loc, MAX_CANDIDATES);
+    Box::new(
+        Mismatch::new(
+            format!("one element matching {}", loc.describe()),
+            "no element matches",
+        )
+        .at(loc.describe())
+        .with_candidates(
+            idx.iter().map(|&i| candidate(&vs[i])).collect(),
+            total as u64,
+        ),
+    )
 }
 
 /// Resolves a locator once under `root`. Hidden matches are ignored when at
@@ -41,7 +59,7 @@ pub(crate) async fn resolve_once(
     let vs = views(&nodes);
     let mut hits = find(&vs, loc);
     if hits.is_empty() {
-        return Ok(Resolved::None);
+        return Ok(Resolved::None(not_found(&vs, loc)));
     }
     if hits.len() > 1 {
         let nodes_ref = &nodes;
@@ -63,10 +81,19 @@ pub(crate) async fn resolve_once(
     let pick = match loc.occurrence {
         Some(k) => match hits.get(k as usize) {
             Some(&i) => i,
-            None => return Ok(Resolved::None),
+            None => return Ok(Resolved::None(not_found(&vs, loc))),
         },
         None if hits.len() == 1 => hits[0],
         None => {
+            let m = Mismatch::new(
+                format!("one element matching {}", loc.describe()),
+                format!("{} elements match", hits.len()),
+            )
+            .at(loc.describe())
+            .with_candidates(
+                hits.iter().map(|&i| candidate(&vs[i])).collect(),
+                hits.len() as u64,
+            );
             return Err(DriverError::new(
                 DesktopCode::LocatorAmbiguous,
                 format!(
@@ -78,7 +105,8 @@ pub(crate) async fn resolve_once(
             )
             .with_remediation(
                 "add a role, an exact name, an automationId, a path, or an explicit occurrence",
-            ))
+            )
+            .with_mismatch(m));
         }
     };
     let full = fetch(conn, nodes[pick].obj.clone(), Fields::ALL).await;
@@ -87,7 +115,7 @@ pub(crate) async fn resolve_once(
             n.view = nodes[pick].view.clone();
             Resolved::One(Box::new(n))
         }
-        None => Resolved::None,
+        None => Resolved::None(not_found(&vs, loc)),
     })
 }
 
@@ -100,15 +128,17 @@ pub(crate) async fn resolve_wait(
     deadline: Deadline,
 ) -> Result<Node, DriverError> {
     let mut cadence = Cadence::new();
+    let mut last = None;
     loop {
         let r = deadline.run(resolve_once(conn, root, loc)).await;
         if let Some(r) = r {
-            if let Resolved::One(n) = r? {
-                return Ok(*n);
+            match r? {
+                Resolved::One(n) => return Ok(*n),
+                Resolved::None(m) => last = Some(m),
             }
         }
         if !cadence.wait(deadline).await {
-            return Err(DriverError::new(
+            let e = DriverError::new(
                 DesktopCode::LocatorNotFound,
                 format!(
                     "no element matches {} before the step deadline",
@@ -117,7 +147,11 @@ pub(crate) async fn resolve_wait(
             )
             .with_remediation(
                 "check the name and role in an accessibility snapshot (snapshotAccessibility)",
-            ));
+            );
+            return Err(match last {
+                Some(m) => e.with_mismatch(*m),
+                None => e,
+            });
         }
     }
 }

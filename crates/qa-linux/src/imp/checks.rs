@@ -7,7 +7,7 @@ use super::app::App;
 use super::tree::{node_texts, state_names, walk, Fields};
 use crate::locate::truncate;
 use qa_core::flow::{Locator, Matcher, StateAssert};
-use qa_core::{DriverError, Secrets, Verdict};
+use qa_core::{DriverError, Mismatch, Secrets, Verdict};
 
 /// Characters of an observed text or value kept in a verdict.
 const OBSERVED_CHARS: usize = 200;
@@ -41,6 +41,13 @@ pub(crate) async fn window(app: &App, title: Option<&Matcher>, secrets: &Secrets
         .collect();
     Verdict::NotYet {
         observed: format!("windows: [{}]", names.join(", ")),
+        mismatch: Some(Box::new(Mismatch::new(
+            match title {
+                Some(m) => format!("a showing window whose title {}", m.describe()),
+                None => "a showing window".into(),
+            },
+            format!("windows [{}]", names.join(", ")),
+        ))),
     }
 }
 
@@ -66,23 +73,29 @@ pub(crate) async fn text(
         } else {
             Verdict::NotYet {
                 observed: format!("no text {} among {} elements", m.describe(), nodes.len()),
+                mismatch: Some(Box::new(Mismatch::new(
+                    format!("an element whose text {}", m.describe()),
+                    format!("none among {} elements", nodes.len()),
+                ))),
             }
         });
     };
     Ok(match resolve_once(app.conn(), &app.root, l).await? {
-        Resolved::None => Verdict::NotYet {
+        Resolved::None(m) => Verdict::NotYet {
             observed: format!("no element matches {}", l.describe()),
+            mismatch: Some(m),
         },
         Resolved::One(n) => {
             let t = element_text(&n);
             if m.matches(&t) {
                 Verdict::Holds
             } else {
+                let seen = format!("{:?}", redact(secrets, &truncate(&t, OBSERVED_CHARS)));
                 Verdict::NotYet {
-                    observed: format!(
-                        "text is {:?}",
-                        redact(secrets, &truncate(&t, OBSERVED_CHARS))
-                    ),
+                    observed: format!("text is {seen}"),
+                    mismatch: Some(Box::new(
+                        Mismatch::new(format!("text {}", m.describe()), seen).at(l.describe()),
+                    )),
                 }
             }
         }
@@ -96,9 +109,10 @@ pub(crate) async fn state(
     secrets: &Secrets,
 ) -> Result<Verdict, DriverError> {
     let n = match resolve_once(app.conn(), &app.root, &s.locator).await? {
-        Resolved::None => {
+        Resolved::None(m) => {
             return Ok(Verdict::NotYet {
                 observed: format!("no element matches {}", s.locator.describe()),
+                mismatch: Some(m),
             })
         }
         Resolved::One(n) => n,
@@ -109,8 +123,13 @@ pub(crate) async fn state(
             if has_state(st, want) {
                 Verdict::Holds
             } else {
+                let seen = format!("states [{}]", state_names(st).join(", "));
                 Verdict::NotYet {
                     observed: format!("states: [{}]", state_names(st).join(", ")),
+                    mismatch: Some(Box::new(
+                        Mismatch::new(format!("state {want:?}").to_lowercase(), seen)
+                            .at(s.locator.describe()),
+                    )),
                 }
             }
         }
@@ -120,11 +139,21 @@ pub(crate) async fn state(
             if value.as_ref().is_some_and(|m| m.matches(&v)) {
                 Verdict::Holds
             } else {
+                let seen = format!("{:?}", redact(secrets, &truncate(&v, OBSERVED_CHARS)));
                 Verdict::NotYet {
-                    observed: format!(
-                        "value is {:?}",
-                        redact(secrets, &truncate(&v, OBSERVED_CHARS))
-                    ),
+                    observed: format!("value is {seen}"),
+                    mismatch: Some(Box::new(
+                        Mismatch::new(
+                            format!(
+                                "value {}",
+                                value
+                                    .as_ref()
+                                    .map_or_else(|| "matches nothing".into(), |m| m.describe())
+                            ),
+                            seen,
+                        )
+                        .at(s.locator.describe()),
+                    )),
                 }
             }
         }

@@ -206,19 +206,25 @@ impl SurfaceSession for LinuxSession {
         };
         match deadline.run(work).await {
             Some(r) => r,
-            None => Ok(Verdict::NotYet {
-                observed: "the accessibility tree did not answer before the step deadline".into(),
-            }),
+            None => Ok(Verdict::not_yet(
+                "the accessibility tree did not answer before the step deadline",
+            )),
         }
     }
 
     async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
         let mut named = step.clone();
         named.name = Some(format!("failure-step{}", step.index + 1));
-        match artifacts::screenshot(&self.app, &self.ctx, &named).await {
-            Ok((a, _)) => vec![a],
-            Err(_) => Vec::new(),
+        let mut out = Vec::new();
+        if let Ok((a, _)) = artifacts::screenshot(&self.app, &self.ctx, &named).await {
+            out.push(a);
         }
+        // The tree beside the picture: names and roles to write a locator from.
+        let until = Deadline::after_ms(4000);
+        if let Ok(a) = artifacts::snapshot(&self.app, &self.ctx, &named, None, until).await {
+            out.push(a);
+        }
+        out
     }
 
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {

@@ -158,6 +158,42 @@ impl Allowlist {
 /// cannot tell whether it was for https, wss or (Chromium) ws.
 pub const TUNNEL_KEY: &str = "tunnel ";
 
+/// Domains of the services Chromium itself talks to (component and
+/// extension updates, account checks, safe browsing, hints). A connection
+/// to one of them that only the network proxy saw — no page, frame or
+/// worker asked for it through in-browser interception — is the browser's
+/// own background traffic: still blocked, reported in one line of its own.
+const BROWSER_SERVICE_DOMAINS: &[&str] = &[
+    "google.com",
+    "googleapis.com",
+    "gstatic.com",
+    "gvt1.com",
+    "gvt2.com",
+    "googleusercontent.com",
+];
+
+/// The host of a blocked-request key (`http://host:port` or
+/// `tunnel host:port`).
+fn key_host(key: &str) -> &str {
+    let rest = match key.strip_prefix(TUNNEL_KEY) {
+        Some(hp) => hp,
+        None => key.split_once("://").map_or(key, |(_, r)| r),
+    };
+    let hp = rest.split('/').next().unwrap_or(rest);
+    match hp.rsplit_once(':') {
+        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
+        _ => hp,
+    }
+}
+
+/// Whether a blocked-request key names one of Chromium's own service hosts.
+pub fn browser_service(key: &str) -> bool {
+    let host = key_host(key).to_ascii_lowercase();
+    BROWSER_SERVICE_DOMAINS
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+}
+
 /// Counts of blocked requests per origin.
 #[derive(Debug, Clone, Default)]
 pub struct BlockedRequests {
@@ -219,6 +255,32 @@ impl BlockedRequests {
         self.items().collect::<Vec<_>>().join("; ")
     }
 
+    /// Splits into (Chromium's own service traffic, the rest).
+    pub fn split_browser_service(&self) -> (BlockedRequests, BlockedRequests) {
+        let (mut own, mut rest) = (BlockedRequests::default(), BlockedRequests::default());
+        for (k, n) in &self.by_origin {
+            let side = if browser_service(k) {
+                &mut own
+            } else {
+                &mut rest
+            };
+            side.by_origin.insert(k.clone(), *n);
+        }
+        (own, rest)
+    }
+
+    /// The hosts, in order, each once (`update.googleapis.com, accounts.google.com`).
+    pub fn hosts(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for k in self.by_origin.keys() {
+            let h = key_host(k).to_string();
+            if !v.contains(&h) {
+                v.push(h);
+            }
+        }
+        v
+    }
+
     /// Counts since a previous snapshot (for per-step observations).
     pub fn since(&self, before: &BlockedRequests) -> BlockedRequests {
         let mut d = BlockedRequests::default();
@@ -276,6 +338,35 @@ mod tests {
         let a = Allowlist::new(["https://example.com:443".to_string()]);
         assert_eq!(a.decide("https://example.com/a"), Decision::Allow);
         assert_eq!(a.origins(), ["https://example.com"]);
+    }
+
+    #[test]
+    fn chromium_service_hosts_are_told_apart() {
+        assert!(browser_service("http://update.googleapis.com"));
+        assert!(browser_service(&format!(
+            "{TUNNEL_KEY}accounts.google.com:443"
+        )));
+        assert!(browser_service(&format!(
+            "{TUNNEL_KEY}redirector.gvt1.com:443"
+        )));
+        assert!(!browser_service("http://127.0.0.1:9"));
+        assert!(!browser_service(&format!("{TUNNEL_KEY}notgoogle.com:443")));
+        assert!(!browser_service("https://google.com.evil.example"));
+        let mut b = BlockedRequests::default();
+        b.record("http://update.googleapis.com");
+        b.record(&format!("{TUNNEL_KEY}update.googleapis.com:443"));
+        b.record(&format!("{TUNNEL_KEY}accounts.google.com:443"));
+        b.record("http://127.0.0.1:9");
+        let (own, rest) = b.split_browser_service();
+        assert_eq!(own.total(), 3);
+        assert_eq!(
+            own.hosts(),
+            ["update.googleapis.com", "accounts.google.com"]
+        );
+        assert_eq!(
+            rest.observations(),
+            ["blocked request to http://127.0.0.1:9 (1 time)"]
+        );
     }
 
     #[test]

@@ -25,7 +25,9 @@
 //! idle per spliced connection, 512 concurrent connections. Dropping the
 //! [`Proxy`] ends the listener and every connection.
 
-use super::allowlist::{Allowlist, BlockedRequests, BlockedSink, Decision, TUNNEL_KEY};
+use super::allowlist::{
+    browser_service, Allowlist, BlockedRequests, BlockedSink, Decision, TUNNEL_KEY,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -66,8 +68,13 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// Counts a blocked attempt. Chromium's own service traffic (only this
+    /// proxy ever sees it) is kept out of the run's per-step counts and
+    /// reported once, at close, as the browser's.
     fn block(&self, key: &str) {
-        self.sink.lock().expect("blocked lock").record(key);
+        if !browser_service(key) {
+            self.sink.lock().expect("blocked lock").record(key);
+        }
         self.own.lock().expect("blocked lock").record(key);
     }
 }

@@ -347,6 +347,51 @@ async (op, spec, arg) => {
     if (arg.attribute) out.attribute = el.getAttribute(arg.attribute);
     return out;
   }
+  if (op === 'candidates') {
+    // For a failure message: the elements a locator matched (when it
+    // matched several) or the closest ones (when it matched none), at most
+    // 10, with how many there were.
+    const info = (e) => {
+      const name = accName(e);
+      const t = ownText(e);
+      let text = t === null ? '' : norm(t).slice(0, 200);
+      if (text === name) text = '';
+      const bits = [describe(e)];
+      if (!isVisible(e)) bits.push('not visible');
+      if (isDisabled(e)) bits.push('disabled');
+      return { role: roleOf(e), name, text, testId: e.getAttribute('data-testid'), detail: bits.join(', ') };
+    };
+    const whole = Object.assign({}, spec);
+    delete whole.nth;
+    const r = resolve(whole);
+    if (r.list.length > 0) return { matched: true, total: r.list.length, list: r.list.slice(0, 10).map(info) };
+    const want = norm(spec.name || spec.label || spec.placeholder || spec.text || spec.testId || '').toLowerCase();
+    if (spec.css !== undefined || (!want && spec.role === undefined)) return { matched: false, total: 0, list: [] };
+    const words = (s) => s.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2);
+    const wantWords = words(want);
+    const close = (s) => {
+      s = norm(s).toLowerCase();
+      if (!want || !s) return 0;
+      if (s === want) return 3;
+      if (s.includes(want) || want.includes(s)) return 2;
+      const sw = words(s);
+      return wantWords.some((w) => sw.includes(w)) ? 1 : 0;
+    };
+    const scored = [];
+    for (const e of all()) {
+      const role = roleOf(e);
+      const testId = e.getAttribute('data-testid');
+      if (!role && testId === null && !e.hasAttribute('placeholder') && !(e.labels && e.labels.length)) continue;
+      let score = spec.role !== undefined && role === spec.role ? 2 : 0;
+      const strings = [accName(e), e.getAttribute('placeholder') || '', testId || '', ...labelTexts(e)];
+      const t = ownText(e);
+      if (t !== null && norm(t).length <= 120) strings.push(t);
+      score += Math.max(0, ...strings.map(close));
+      if (score > 0) scored.push([score, e]);
+    }
+    scored.sort((a, b) => b[0] - a[0]);
+    return { matched: false, total: scored.length, list: scored.slice(0, 10).map((x) => info(x[1])) };
+  }
   if (op === 'countVisible') {
     const r = resolve(spec);
     return { count: r.list.length, visible: r.list.filter(isVisible).length };

@@ -5,6 +5,7 @@
 //! helper and the driver disagree), never a silent default.
 
 use qa_core::flow::Locator;
+use qa_core::ElementCandidate;
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -128,6 +129,9 @@ pub(crate) enum DomOp<'a> {
     State(&'a Locator, Read<'a>),
     /// How many elements match and how many are visible ([`Counted`]).
     CountVisible(&'a Locator),
+    /// The elements a locator matched, or the closest ones when it matched
+    /// none, for a failure message ([`Candidates`]).
+    Candidates(&'a Locator),
     /// Readiness: document state, busy marker, mutation counter
     /// ([`Settled`]).
     Settle,
@@ -165,6 +169,7 @@ impl DomOp<'_> {
             DomOp::Element(_) => "element",
             DomOp::State(..) => "state",
             DomOp::CountVisible(_) => "countVisible",
+            DomOp::Candidates(_) => "candidates",
             DomOp::Settle => "settle",
             DomOp::Metrics => "metrics",
             DomOp::Scroll { .. } => "scroll",
@@ -183,6 +188,7 @@ impl DomOp<'_> {
             | DomOp::Element(l)
             | DomOp::State(l, _)
             | DomOp::CountVisible(l)
+            | DomOp::Candidates(l)
             | DomOp::FrameInfo(l)
             | DomOp::FrameBox(l, _) => locator_spec(l),
             DomOp::Settle
@@ -218,6 +224,7 @@ impl DomOp<'_> {
             },
             DomOp::Element(_)
             | DomOp::CountVisible(_)
+            | DomOp::Candidates(_)
             | DomOp::Settle
             | DomOp::Metrics
             | DomOp::FrameInfo(_)
@@ -548,6 +555,50 @@ impl TryFrom<RawState> for ElementState {
             count: r.count,
             one,
         })
+    }
+}
+
+/// The answer of `candidates`.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Candidates {
+    /// The locator matched these (several); otherwise they are the closest.
+    pub matched: bool,
+    /// How many there were in all.
+    pub total: u64,
+    /// The first ten.
+    pub list: Vec<RawCandidate>,
+}
+
+/// One element of [`Candidates`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RawCandidate {
+    role: Option<String>,
+    name: Option<String>,
+    text: Option<String>,
+    test_id: Option<String>,
+    detail: Option<String>,
+}
+
+impl RawCandidate {
+    /// The portable candidate, with the locator a flow would write for it
+    /// (test id first, then role + name).
+    pub fn into_candidate(self) -> ElementCandidate {
+        let nonempty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        let name = nonempty(self.name);
+        let locator = match (nonempty(self.test_id), &self.role, &name) {
+            (Some(t), _, _) => Some(json!({ "testId": t }).to_string()),
+            (None, Some(r), Some(n)) => Some(json!({ "role": r, "name": n }).to_string()),
+            (None, Some(r), None) => Some(json!({ "role": r }).to_string()),
+            (None, None, _) => None,
+        };
+        ElementCandidate {
+            role: self.role,
+            name,
+            text: nonempty(self.text),
+            locator,
+            detail: nonempty(self.detail),
+        }
     }
 }
 

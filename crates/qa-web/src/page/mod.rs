@@ -8,9 +8,9 @@ mod input;
 mod scope;
 
 pub(crate) use dom::{
-    ActKind, ActReply, Check, ClickPoint, Counted, DomOp, ElementRect, ElementState, Filled,
-    MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed, Read, Unfit,
-    Unmaskable, DOM_JS,
+    ActKind, ActReply, Candidates, Check, ClickPoint, Counted, DomOp, ElementRect, ElementState,
+    Filled, MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed, Read,
+    Unfit, Unmaskable, DOM_JS,
 };
 pub(crate) use input::{key_definition, key_event};
 pub(crate) use scope::{enter, popup_closed, popup_page, target_gone, to_page, Entered};
@@ -23,7 +23,7 @@ use crate::codes::WebCode;
 use crate::shared::Shared;
 use crate::state::FrameRef;
 use qa_core::flow::Locator;
-use qa_core::{Cadence, Deadline, DriverError};
+use qa_core::{Cadence, Deadline, DriverError, Mismatch};
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 use std::time::Duration;
@@ -197,6 +197,55 @@ impl Page {
                 ))
             }
             Err(e) => Err(EvalError::Fatal(e)),
+        }
+    }
+
+    /// What `l` matched (several elements) or the closest elements (none),
+    /// as the candidates of a failure; none when the page cannot say within
+    /// a second.
+    async fn candidates(&self, l: &Locator) -> Option<Candidates> {
+        self.dom::<Candidates>(&DomOp::Candidates(l), Deadline::after_ms(1000))
+            .await
+            .ok()
+    }
+
+    /// The mismatch of a locator that matched nothing: the closest
+    /// elements as candidates.
+    pub async fn not_found(&self, l: &Locator) -> Mismatch {
+        let expected = format!("one element matching {}", l.describe());
+        match self.candidates(l).await {
+            Some(c) => {
+                // With `nth`, the elements matched but too few of them.
+                let received = if c.matched {
+                    format!("{} element(s) match, fewer than nth+1", c.total)
+                } else {
+                    "no element matches".into()
+                };
+                Mismatch::new(expected, received)
+                    .at(l.describe())
+                    .with_candidates(
+                        c.list.into_iter().map(|x| x.into_candidate()).collect(),
+                        c.total,
+                    )
+            }
+            None => Mismatch::new(expected, "no element matches").at(l.describe()),
+        }
+    }
+
+    /// The mismatch of a locator that matched `count` elements: those
+    /// elements as candidates.
+    pub async fn ambiguous(&self, l: &Locator, count: u64) -> Mismatch {
+        let m = Mismatch::new(
+            format!("one element matching {}", l.describe()),
+            format!("{count} elements match"),
+        )
+        .at(l.describe());
+        match self.candidates(l).await {
+            Some(c) => m.with_candidates(
+                c.list.into_iter().map(|x| x.into_candidate()).collect(),
+                c.total,
+            ),
+            None => m,
         }
     }
 

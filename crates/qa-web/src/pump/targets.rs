@@ -83,10 +83,9 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
     // (crate::contain). Any other target we cannot intercept in is closed
     // (fail closed, defence in depth).
     if fetch.is_err() && !matches!(kind.as_str(), "browser" | "worker") {
-        sh.note(Note::new(
-            NoteKind::Environment,
-            format!("a {kind} target could not be contained and was closed"),
-        ));
+        sh.note(Note::info(format!(
+            "a {kind} target could not be contained and was closed"
+        )));
         let _ = cdp.call_typed(None, &CloseTarget { target_id: tid }).await;
         return;
     }

@@ -12,7 +12,7 @@ use qa_core::flow::{
     AttributeAssert, AuthRejectedIf, ConsoleAssert, CountAssert, DomMetricAssert, ElementAssert,
     ElementTextAssert, Locator, MatcherOnly, NetworkAssert, WaitFor, WaitState,
 };
-use qa_core::{Deadline, DriverError, MissingCapability, Verdict};
+use qa_core::{Deadline, DriverError, Mismatch, MissingCapability, Verdict};
 
 /// The state an element assertion checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,27 +31,39 @@ pub(super) enum ElementCheck {
     Unchecked,
 }
 
-fn holds(b: bool, observed: impl Into<String>) -> Verdict {
+/// Holds when `b`; otherwise not yet, expected `expected`, received
+/// `received`, at `l` when there is a locator.
+fn holds_or(b: bool, l: Option<&Locator>, expected: String, received: String) -> Verdict {
     if b {
-        Verdict::Holds
-    } else {
-        Verdict::NotYet {
-            observed: observed.into(),
-        }
+        return Verdict::Holds;
     }
+    let m = Mismatch::new(expected, received);
+    Verdict::differs(match l {
+        Some(l) => m.at(l.describe()),
+        None => m,
+    })
 }
 
-fn no_match() -> Verdict {
+/// Not yet: the locator matches nothing (with the closest elements).
+async fn no_match(page: &Page, l: &Locator) -> Verdict {
+    let m = page.not_found(l).await;
     Verdict::NotYet {
-        observed: "no match".into(),
+        observed: format!("no element matches {}", l.describe()),
+        mismatch: Some(Box::new(m)),
     }
 }
 
-fn ambiguous(l: &Locator, n: u64) -> DriverError {
+async fn ambiguous(page: &Page, l: &Locator, n: u64) -> DriverError {
     DriverError::new(
         WebCode::LocatorAmbiguous,
         format!("{} matched {n} elements; a locator must match exactly one (add exact, nth or a more specific locator)", l.describe()),
     )
+    .with_mismatch(page.ambiguous(l, n).await)
+}
+
+/// `s` quoted for a message.
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
 }
 
 async fn state(
@@ -64,9 +76,13 @@ async fn state(
 }
 
 /// The one element, or an ambiguity error (`Ok(None)`: no match).
-fn single(l: &Locator, s: ElementState) -> Result<Option<OneElement>, DriverError> {
+async fn single(
+    page: &Page,
+    l: &Locator,
+    s: ElementState,
+) -> Result<Option<OneElement>, DriverError> {
     if s.count > 1 {
-        return Err(ambiguous(l, s.count));
+        return Err(ambiguous(page, l, s.count).await);
     }
     Ok(s.one)
 }
@@ -81,17 +97,23 @@ pub(super) async fn wait_for(
     let n = s.count;
     let st = w.state.unwrap_or_default();
     if n > 1 && st != WaitState::Detached {
-        return Err(ambiguous(&w.locator, n));
+        return Err(ambiguous(page, &w.locator, n).await);
+    }
+    if n == 0 && matches!(st, WaitState::Visible | WaitState::Attached) {
+        return Ok(no_match(page, &w.locator).await);
     }
     let vis = s.one.as_ref().is_some_and(|o| o.visible);
+    let l = Some(&w.locator);
     Ok(match st {
-        WaitState::Visible => holds(
-            n == 1 && vis,
-            if n == 0 { "no match" } else { "not visible" },
+        WaitState::Visible => holds_or(vis, l, "visible".into(), "not visible".into()),
+        WaitState::Hidden => holds_or(n == 0 || !vis, l, "hidden".into(), "visible".into()),
+        WaitState::Attached => Verdict::Holds,
+        WaitState::Detached => holds_or(
+            n == 0,
+            l,
+            "detached (no match)".into(),
+            format!("{n} match(es) attached"),
         ),
-        WaitState::Hidden => holds(n == 0 || !vis, "visible"),
-        WaitState::Attached => holds(n == 1, "no match"),
-        WaitState::Detached => holds(n == 0, format!("{n} match(es) attached")),
     })
 }
 
@@ -104,14 +126,23 @@ pub(super) async fn element(
     deadline: Deadline,
 ) -> Result<Verdict, DriverError> {
     let s = state(page, &a.locator, Read::Nothing, deadline).await?;
-    let one = single(&a.locator, s)?;
+    let one = single(page, &a.locator, s).await?;
+    let l = Some(&a.locator);
+    let check_state = |o: &OneElement| match o.checked {
+        Some(true) => "checked",
+        Some(false) => "unchecked",
+        None => "not checkable",
+    };
+    let is = |want: &str, ok: bool, got: &str| holds_or(ok, l, want.into(), got.into());
     Ok(match (check, one) {
-        (ElementCheck::Hidden, one) => holds(one.is_none_or(|o| !o.visible), "visible"),
-        (ElementCheck::Visible, Some(o)) => holds(o.visible, "not visible"),
-        (ElementCheck::Enabled, Some(o)) => holds(o.enabled, "disabled"),
-        (ElementCheck::Disabled, Some(o)) => holds(!o.enabled, "enabled"),
-        (ElementCheck::Checked, Some(o)) => holds(o.checked == Some(true), "unchecked"),
-        (ElementCheck::Unchecked, Some(o)) => holds(o.checked == Some(false), "checked"),
+        (ElementCheck::Hidden, one) => is("hidden", one.is_none_or(|o| !o.visible), "visible"),
+        (ElementCheck::Visible, Some(o)) => is("visible", o.visible, "not visible"),
+        (ElementCheck::Enabled, Some(o)) => is("enabled", o.enabled, "disabled"),
+        (ElementCheck::Disabled, Some(o)) => is("disabled", !o.enabled, "enabled"),
+        (ElementCheck::Checked, Some(o)) => is("checked", o.checked == Some(true), check_state(&o)),
+        (ElementCheck::Unchecked, Some(o)) => {
+            is("unchecked", o.checked == Some(false), check_state(&o))
+        }
         (
             ElementCheck::Visible
             | ElementCheck::Enabled
@@ -119,7 +150,7 @@ pub(super) async fn element(
             | ElementCheck::Checked
             | ElementCheck::Unchecked,
             None,
-        ) => no_match(),
+        ) => no_match(page, &a.locator).await,
     })
 }
 
@@ -133,16 +164,18 @@ pub(super) async fn text(
     deadline: Deadline,
 ) -> Result<Verdict, DriverError> {
     let s = state(page, &t.locator, read, deadline).await?;
-    let Some(one) = single(&t.locator, s)? else {
-        return Ok(no_match());
+    let Some(one) = single(page, &t.locator, s).await? else {
+        return Ok(no_match(page, &t.locator).await);
     };
     // An element without a value (neither a form field nor editable)
     // reads as empty.
     let actual = one.read().map_err(reply_error)?.unwrap_or("");
     let m = t.matcher();
-    Ok(holds(
+    Ok(holds_or(
         m.matches(actual),
-        format!("{field} does not match {}", m.describe()),
+        Some(&t.locator),
+        format!("{field} {}", m.describe()),
+        quoted(actual),
     ))
 }
 
@@ -153,17 +186,19 @@ pub(super) async fn attribute(
     deadline: Deadline,
 ) -> Result<Verdict, DriverError> {
     let s = state(page, &a.locator, Read::Attribute(&a.attribute), deadline).await?;
-    let Some(one) = single(&a.locator, s)? else {
-        return Ok(no_match());
+    let Some(one) = single(page, &a.locator, s).await? else {
+        return Ok(no_match(page, &a.locator).await);
     };
+    let m = a.matcher();
+    let expected = format!("attribute {} {}", a.attribute, m.describe());
     Ok(match one.read().map_err(reply_error)? {
-        Some(v) => holds(
-            a.matcher().matches(v),
-            format!("attribute {} does not match", a.attribute),
+        Some(v) => holds_or(m.matches(v), Some(&a.locator), expected, quoted(v)),
+        None => holds_or(
+            false,
+            Some(&a.locator),
+            expected,
+            format!("no attribute {}", a.attribute),
         ),
-        None => Verdict::NotYet {
-            observed: format!("attribute {} absent", a.attribute),
-        },
     })
 }
 
@@ -176,7 +211,12 @@ pub(super) async fn count(
     let n = state(page, &c.locator, Read::Nothing, deadline)
         .await?
         .count;
-    Ok(holds(n == u64::from(c.count), format!("{n} match(es)")))
+    Ok(holds_or(
+        n == u64::from(c.count),
+        Some(&c.locator),
+        format!("{} match(es)", c.count),
+        format!("{n} match(es)"),
+    ))
 }
 
 /// `assertURL`.
@@ -187,9 +227,11 @@ pub(super) async fn url(
 ) -> Result<Verdict, DriverError> {
     let p: PageInfo = page.read(&DomOp::PageInfo, deadline).await?;
     let m = m.matcher();
-    Ok(holds(
+    Ok(holds_or(
         m.matches(&p.url),
-        format!("URL does not match {}", m.describe()),
+        None,
+        format!("URL {}", m.describe()),
+        quoted(&p.url),
     ))
 }
 
@@ -220,7 +262,12 @@ pub(super) async fn dom_metric(
         }
     };
     Ok(match value {
-        Some(x) => holds(cmp.holds(x), format!("{} is {x}", d.metric)),
+        Some(x) => holds_or(
+            cmp.holds(x),
+            d.locator.as_ref(),
+            format!("{} {}", d.metric, cmp.describe()),
+            format!("{} is {x}", d.metric),
+        ),
         None => Verdict::Fails {
             reason: format!("unknown DOM metric {:?}", d.metric),
         },
@@ -245,18 +292,37 @@ pub(super) fn console(page: &Page, c: &ConsoleAssert) -> Verdict {
     let found = page.sh.st().console.iter().any(|e| {
         !e.containment && c.level.as_deref().is_none_or(|l| e.level.is(l)) && m.matches(&e.text)
     });
-    holds(
+    holds_or(
         found,
-        format!("no console message matches {}", m.describe()),
+        None,
+        format!(
+            "a console message{} that {}",
+            c.level
+                .as_deref()
+                .map(|l| format!(" at level {l}"))
+                .unwrap_or_default(),
+            m.describe()
+        ),
+        format!(
+            "none among {} message(s)",
+            page.sh
+                .st()
+                .console
+                .iter()
+                .filter(|e| !e.containment)
+                .count()
+        ),
     )
 }
 
 /// `assertNetworkRequest`: a finished request matches.
 pub(super) fn network_request(page: &Page, n: &NetworkAssert) -> Verdict {
     let found = find_request(page, &n.path, n.method.as_deref(), n.status) == Some(true);
-    holds(
+    holds_or(
         found,
-        format!("no finished request to {:?} matches", n.path),
+        None,
+        format!("a finished request to {:?}", n.path),
+        "no finished request matches (see the network log)".into(),
     )
 }
 

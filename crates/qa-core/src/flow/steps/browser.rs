@@ -369,6 +369,16 @@ impl DomMetricComparison {
             Self::LessThanOrEqual(x) => v <= x,
         }
     }
+    /// The comparison in words: `>= 3`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Self::Equals(x) => format!("== {x}"),
+            Self::GreaterThan(x) => format!("> {x}"),
+            Self::GreaterThanOrEqual(x) => format!(">= {x}"),
+            Self::LessThan(x) => format!("< {x}"),
+            Self::LessThanOrEqual(x) => format!("<= {x}"),
+        }
+    }
 }
 args!(
     /// `assertDOMMetric`: a numeric document metric compared once.
