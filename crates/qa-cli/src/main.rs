@@ -236,7 +236,7 @@ impl HostArgs {
 /// Parses and admits a flow; returns every problem, each with its position
 /// in the flow text.
 fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
-    let (flow, text) = Flow::load_with_source(path).map_err(|e| vec![e])?;
+    let (flow, text) = Flow::load_checked(path)?;
     let drivers = drivers::all();
     match select::admission_driver(&drivers, &flow) {
         Some(d) => {
@@ -252,6 +252,18 @@ fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
 }
 
 fn print_flow_errors(path: &Path, errors: &[FlowError]) {
+    print_flow_problems(path, errors, "error");
+}
+
+/// The flow's warnings (`flow::lint`), placed in its text.
+fn flow_warnings(flow: &Flow, text: &str) -> Vec<FlowError> {
+    qa_core::flow::lint(flow)
+        .into_iter()
+        .map(|w| w.with_position(text))
+        .collect()
+}
+
+fn print_flow_problems(path: &Path, errors: &[FlowError], what: &str) {
     use output::clean;
     let file = path.display().to_string();
     for e in errors {
@@ -264,19 +276,21 @@ fn print_flow_errors(path: &Path, errors: &[FlowError]) {
         } else {
             clean(&e.pointer)
         };
-        eprintln!("error[{}]: {pos}: at {ptr}: {}", e.code, clean(&e.message));
+        eprintln!("{what}[{}]: {pos}: at {ptr}: {}", e.code, clean(&e.message));
     }
 }
 
 fn cmd_check(path: &Path, json: bool) -> u8 {
     match check_flow(path) {
-        Ok((flow, _)) => {
+        Ok((flow, text)) => {
+            let warnings = flow_warnings(&flow, &text);
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({"valid": true, "kind": flow.kind().as_str(), "steps": flow.steps.len(), "errors": []})
+                    serde_json::json!({"valid": true, "kind": flow.kind().as_str(), "steps": flow.steps.len(), "errors": [], "warnings": warnings})
                 );
             } else {
+                print_flow_problems(path, &warnings, "warning");
                 let d = select::admission_driver(&drivers::all(), &flow)
                     .map(|d| d.id().to_string())
                     .unwrap_or_default();
@@ -432,7 +446,12 @@ async fn cmd_run(args: &RunArgs) -> u8 {
     let mut invalid = false;
     for p in &paths {
         match check_flow(p) {
-            Ok(f) => flows.push((p.clone(), f)),
+            Ok(f) => {
+                if !args.quiet && !args.list {
+                    print_flow_problems(p, &flow_warnings(&f.0, &f.1), "warning");
+                }
+                flows.push((p.clone(), f))
+            }
             Err(errors) => {
                 print_flow_errors(p, &errors);
                 invalid = true;

@@ -41,3 +41,49 @@ fn check_errors_name_field_position_and_fix() {
     let err = err.replace(f.to_str().unwrap(), "bad.jsonc");
     insta::assert_snapshot!("check_error", err);
 }
+
+/// `check` reports every mistake it can (each step's, bounded), suggests
+/// the nearest valid name, and warns about what parses but never matches.
+#[test]
+fn check_reports_every_mistake_with_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| {
+        let f = dir.path().join(name);
+        std::fs::write(&f, body).unwrap();
+        f
+    };
+    let mut report = String::new();
+    for (name, body) in [
+        (
+            "steps.jsonc",
+            "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [\n    { \"action\": \"clik\", \"locator\": { \"role\": \"button\" } },\n    { \"action\": \"fill\", \"locator\": { \"label\": \"Name\" } }\n  ]\n}\n",
+        ),
+        (
+            "roles.jsonc",
+            "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [\n    { \"action\": \"click\", \"locator\": { \"role\": \"buton\" } },\n    { \"action\": \"click\", \"locator\": { \"role\": \"push button\", \"name\": \"OK\" } }\n  ]\n}\n",
+        ),
+        (
+            "desktop.jsonc",
+            "{\n  \"target\": { \"application\": { \"launch\": { \"argv\": [\"gtk4-demo\"] } } },\n  \"steps\": [\n    { \"action\": \"activate\", \"locator\": { \"role\": \"push button\", \"name\": \"Run\" } },\n    { \"action\": \"activate\", \"locator\": { \"role\": \"pushbutton\", \"name\": \"Run\" } }\n  ]\n}\n",
+        ),
+        (
+            "terminal.jsonc",
+            "{\n  \"target\": { \"command\": { \"argv\": [\"sqlite3\"] } },\n  \"steps\": [\n    { \"action\": \"sendKeys\", \"keys\": [\"Meta+a\"] }\n  ]\n}\n",
+        ),
+        (
+            "argv.jsonc",
+            "{\n  \"target\": { \"command\": { \"argv\": \"bc -q\" } },\n  \"steps\": [ { \"action\": \"waitForText\", \"text\": \"0\" } ]\n}\n",
+        ),
+        (
+            "space.jsonc",
+            "{\n  \"target\": { \"command\": { \"argv\": [\"sqlite3\"] } },\n  \"steps\": [ { \"action\": \"waitForText\", \"text\": \"sqlite> \" } ]\n}\n",
+        ),
+    ] {
+        let f = write(name, body);
+        let (code, out, err) = ui_qa(&["check", f.to_str().unwrap()]);
+        assert!(out.is_empty());
+        let err = err.replace(dir.path().to_str().unwrap(), "");
+        report.push_str(&format!("$ ui-qa check {name}  (exit {})\n{err}\n", code.unwrap()));
+    }
+    insta::assert_snapshot!("check_mistakes", report);
+}

@@ -232,3 +232,96 @@ fn timed_out_run_still_ends_chromium() {
     assert_eq!(r["stage"], "step 1 waitFor");
     assert_browser_gone(&r);
 }
+
+/// A loopback port nothing listens on (bound, then released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_dead_or_missing_server_and_an_error_page_are_named() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("server.jsonc");
+    let step =
+        r#"{"action":"assertText","locator":{"role":"heading"},"includes":"x","timeoutMs":1000}"#;
+
+    // Nothing listening: a launch error that says so.
+    let port = free_port();
+    std::fs::write(
+        &flow,
+        format!(r#"{{"target":{{"url":"http://127.0.0.1:{port}/"}},"steps":[{step}]}}"#),
+    )
+    .unwrap();
+    let (code, r) = run(&flow, ws.path());
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["reasonCode"], "web.target.unreachable", "{r:#}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("nothing is listening at 127.0.0.1:{port}")),
+        "{}",
+        r["reason"]
+    );
+    assert_eq!(r["stage"], "launch");
+
+    // A server that answers its readiness probe, then exits 3: the run
+    // names the exit and the server's output, and keeps that output.
+    let port = free_port();
+    let script = format!(
+        "import http.server as h, sys\n\
+         s = h.HTTPServer(('127.0.0.1', {port}), h.SimpleHTTPRequestHandler)\n\
+         s.handle_request()\n\
+         print('served one request, bye', flush=True)\n\
+         sys.exit(3)\n"
+    );
+    std::fs::write(dir.path().join("once.py"), script).unwrap();
+    std::fs::write(
+        &flow,
+        format!(
+            r#"{{"target":{{"server":{{"command":["python3","once.py"],"readyUrl":"http://127.0.0.1:{port}/"}}}},"steps":[{step}]}}"#
+        ),
+    )
+    .unwrap();
+    let (code, r) = run(&flow, ws.path());
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["reasonCode"], "web.server.exited", "{r:#}");
+    let reason = r["reason"].as_str().unwrap();
+    assert!(reason.contains("exit status: 3"), "{reason}");
+    assert!(reason.contains("served one request, bye"), "{reason}");
+    let logs: Vec<&str> = r["artifacts"]["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    let log = logs
+        .iter()
+        .find(|p| p.ends_with("server.log"))
+        .expect("server.log kept");
+    assert!(std::fs::read_to_string(log)
+        .unwrap()
+        .contains("served one request"));
+    assert_browser_gone(&r);
+
+    // A page that answers 404: a note says so beside the failed check.
+    let (code, r) = run_fixture_flow(
+        "missing",
+        &format!(r#"{{"target":{{"serve":"web","url":"/no-such-page.html"}},"steps":[{step}]}}"#),
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert!(
+        r["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["message"].as_str().unwrap().contains("answered HTTP 404")),
+        "{:#}",
+        r["observations"]
+    );
+}

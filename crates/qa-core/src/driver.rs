@@ -4,7 +4,7 @@
 use crate::codes::{CoreCode, ErrorCode};
 use crate::deadline::Deadline;
 use crate::evidence::{Artifact, Evidence, EvidenceError};
-use crate::flow::{Flow, LocatorKind, Step, TargetKind};
+use crate::flow::{Flow, FlowError, LocatorKind, Step, TargetKind};
 use crate::mismatch::Mismatch;
 use crate::process::{CleanupReport, ProcessOwner};
 use crate::secrets::Secrets;
@@ -580,6 +580,22 @@ pub trait SurfaceDriver: Send + Sync {
     /// Steps and locator kinds it supports (static admission).
     fn supports(&self) -> &StepSupport {
         &self.info().support
+    }
+
+    /// Whether a locator's `role` names a role this driver can ever match
+    /// (`Err`: why not, with the nearest valid name). Checked before
+    /// anything launches; the default accepts every name.
+    fn check_role(&self, role: &str) -> Result<(), String> {
+        let _ = role;
+        Ok(())
+    }
+
+    /// Driver-specific static checks of one step (keys the surface cannot
+    /// send, …), each error at the step's JSON pointer. Checked before
+    /// anything launches; the default finds nothing.
+    fn admit_step(&self, step: &Step) -> Vec<FlowError> {
+        let _ = step;
+        Vec::new()
     }
 
     /// What is present and missing on this host for this flow. Must not

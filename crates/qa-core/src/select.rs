@@ -61,15 +61,33 @@ pub fn admit(driver: &dyn SurfaceDriver, flow: &Flow) -> Vec<FlowError> {
         }
         for (li, loc) in step.locators().into_iter().enumerate() {
             let kind = loc.kind();
+            // Point at the locator field itself.
+            let n_action = step.action.locators().len();
+            let field = match step.action_name() {
+                _ if li >= n_action => "target/locator",
+                "dragTo" if li == 1 => "dropTarget",
+                _ => "locator",
+            };
+            if let Some(r) = &loc.role {
+                if let Err(why) = driver.check_role(r) {
+                    errors.push(FlowError::new(
+                        FlowErrorCode::UnknownRole,
+                        format!("{at}/{field}/role"),
+                        why,
+                    ));
+                }
+            }
+            for (si, seg) in loc.path.iter().flatten().enumerate() {
+                if let Some(Err(why)) = seg.role.as_deref().map(|r| driver.check_role(r)) {
+                    errors.push(FlowError::new(
+                        FlowErrorCode::UnknownRole,
+                        format!("{at}/{field}/path/{si}/role"),
+                        why,
+                    ));
+                }
+            }
             if !support.locators.contains(&kind) {
                 let supported: Vec<&str> = support.locators.iter().map(|k| k.field()).collect();
-                // Point at the locator field itself.
-                let n_action = step.action.locators().len();
-                let field = match step.action_name() {
-                    _ if li >= n_action => "target/locator",
-                    "dragTo" if li == 1 => "dropTarget",
-                    _ => "locator",
-                };
                 errors.push(FlowError::new(
                     FlowErrorCode::UnsupportedLocator,
                     format!("{at}/{field}/{}", escape_token_pub(kind.field())),
@@ -82,6 +100,7 @@ pub fn admit(driver: &dyn SurfaceDriver, flow: &Flow) -> Vec<FlowError> {
                 ));
             }
         }
+        errors.extend(driver.admit_step(step));
     }
     errors
 }

@@ -338,3 +338,43 @@ fn step_targets_popup_and_frame() {
         ("flow.unknown_field", "/steps/0/target")
     );
 }
+
+#[test]
+fn a_relative_url_is_resolved_against_a_server_the_flow_starts() {
+    // The guide's own example: server + relative url.
+    let f = parse(
+        r#"{"target":{"server":{"command":["npm","start"],"readyUrl":"http://127.0.0.1:3000/"},"url":"/login"},
+            "steps":[{"action":"assertURL","includes":"login"}]}"#,
+    );
+    assert!(f.is_ok(), "{:?}", f.err());
+    let e =
+        err(r#"{"target":{"url":"/login"},"steps":[{"action":"assertURL","includes":"login"}]}"#);
+    assert_eq!(e.code, "flow.invalid_url");
+    assert!(
+        e.message.contains("needs serve, server or baseUrl"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn every_step_error_is_reported_not_only_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f.jsonc");
+    std::fs::write(
+        &f,
+        r#"{"target":{"url":"http://127.0.0.1:1/"},"steps":[
+            {"action":"clik"},
+            {"action":"click","locator":{"role":"button"}},
+            {"action":"fill","locator":{"label":"x"}}]}"#,
+    )
+    .unwrap();
+    let errs = Flow::load_checked(&f).unwrap_err();
+    let at: Vec<&str> = errs.iter().map(|e| e.pointer.as_str()).collect();
+    assert_eq!(at, ["/steps/0/action", "/steps/2"], "{errs:?}");
+    assert!(errs[0].message.contains("did you mean \"click\""));
+    assert!(
+        errs.iter().all(|e| e.line.is_some()),
+        "each placed in the text"
+    );
+}

@@ -337,6 +337,33 @@ async fn flow_timeout_names_the_stage_and_still_cleans_up() {
 }
 
 #[tokio::test]
+async fn a_flow_deadline_that_cuts_an_assertion_is_a_run_timeout() {
+    let (d, _flags) = Scripted::driver(false);
+    // The step may wait 15 s (the default); the flow allows 1.5 s.
+    let f = flow(r#"{"action":"waitForText","text":"never"}"#, Some(1500));
+    let (r, _ws) = run(d, f, |_| {}).await;
+    assert_eq!(r.status, RunStatus::Failed);
+    assert!(r.timed_out);
+    assert_eq!(
+        r.reason_code.as_deref(),
+        Some("run.timeout"),
+        "{:?}",
+        r.reason
+    );
+    assert_eq!(r.steps[0].status, StepStatus::TimedOut);
+    let reason = r.steps[0].reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with("flow deadline of 1500 ms passed; did not hold within "),
+        "{reason}"
+    );
+    assert!(
+        !reason.contains("15000"),
+        "the step had the flow's 1.5 s, not 15 s: {reason}"
+    );
+    assert!(r.steps[0].failure.is_some(), "what it saw is kept");
+}
+
+#[tokio::test]
 async fn missing_capability_is_blocked_with_handoff_and_nothing_opened() {
     let (d, flags) = Scripted::driver(true);
     let f = flow(r#"{"action":"capture"}"#, None);

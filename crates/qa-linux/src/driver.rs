@@ -42,6 +42,12 @@ impl SurfaceDriver for LinuxDesktopDriver {
         &self.info
     }
 
+    /// Portable role names and AT-SPI's own (`push button`, as Accerciser
+    /// and dogtail show them).
+    fn check_role(&self, role: &str) -> Result<(), String> {
+        crate::roles::check_role(role)
+    }
+
     async fn probe(&self, flow: &Flow, _host: &Host, options: &RunOptions) -> Probe {
         #[cfg(target_os = "linux")]
         let (present, missing) = crate::imp::probe(flow, options).await;

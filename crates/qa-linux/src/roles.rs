@@ -95,6 +95,50 @@ pub fn platform_roles(role: &str) -> Vec<String> {
     vec![n]
 }
 
+/// Every AT-SPI role name: the names at-spi2-core gives (`push button`,
+/// `page tab`, as Accerciser and dogtail show them; those in
+/// [`PORTABLE_ROLES`]) and the atspi crate's names for every role.
+fn atspi_role_names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = PORTABLE_ROLES
+        .iter()
+        .flat_map(|(_, names)| names.iter().copied())
+        .chain(
+            (0..=200u32)
+                .filter_map(|n| atspi::Role::try_from(n).ok())
+                .map(|r| r.name()),
+        )
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// `Ok` when `role` is a portable role name or an AT-SPI role name;
+/// otherwise why, with the nearest of them.
+pub fn check_role(role: &str) -> Result<(), String> {
+    let n = normalize(role);
+    let compact = n.replace(' ', "");
+    if PORTABLE_ROLES.iter().any(|(p, _)| *p == compact) {
+        return Ok(());
+    }
+    let atspi = atspi_role_names();
+    if atspi.contains(&n.as_str()) {
+        return Ok(());
+    }
+    let names = PORTABLE_ROLES
+        .iter()
+        .map(|(p, _)| *p)
+        .chain(atspi.iter().copied());
+    // AT-SPI names without their spaces (`pushbutton`) or other tools'.
+    if let Some(a) = atspi.iter().find(|a| a.replace(' ', "") == compact) {
+        return Err(format!("unknown role {role:?}; did you mean {a:?}?"));
+    }
+    Err(format!(
+        "unknown role {role:?}{}; use a portable role (button, checkbox, textbox, …) or an AT-SPI role name (push button, check box, …)",
+        qa_core::flow::suggest::did_you_mean(&n, names)
+    ))
+}
+
 /// Whether an element's AT-SPI role name satisfies a flow's `role`.
 pub fn role_matches(wanted: &str, actual: &str) -> bool {
     let actual = normalize(actual);
@@ -104,6 +148,21 @@ pub fn role_matches(wanted: &str, actual: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn role_names_are_checked_with_a_suggestion() {
+        assert!(check_role("button").is_ok());
+        assert!(check_role("push button").is_ok());
+        assert!(check_role("Push_Button").is_ok());
+        assert!(check_role("page tab").is_ok());
+        assert!(check_role("pushbutton")
+            .unwrap_err()
+            .contains("\"push button\""));
+        assert!(check_role("buton")
+            .unwrap_err()
+            .contains("did you mean \"button\""));
+        assert!(check_role("zzzz").is_err());
+    }
 
     #[test]
     fn portable_and_platform_names() {

@@ -61,7 +61,7 @@ async fn linux_driver_keeps_the_contract() {
                {"action":"capture"}"#,
         ),
         failing_open: FixtureFlow::new(
-            r#"{"target":{"application":{"launch":{"argv":["no-such-program-ui-qa"]},"virtualDisplay":true}},
+            r#"{"target":{"application":{"launch":{"argv":["false"]},"virtualDisplay":true}},
                 "steps":[{"action":"waitForWindow"}]}"#,
             fixtures(),
         ),

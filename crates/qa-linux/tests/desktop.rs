@@ -211,15 +211,30 @@ async fn xterm_is_blocked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn missing_program_is_a_launch_error() {
-    let r = run(
-        r#"{ "target": { "application": { "launch": { "argv": ["no-such-program-ui-qa"] } } },
-                     "steps": [ { "action": "waitForWindow" } ] }"#,
+async fn missing_program_is_blocked_like_a_missing_terminal_program() {
+    let text = r#"{ "target": { "application": { "launch": { "argv": ["no-such-program-ui-qa"] } } },
+                     "steps": [ { "action": "waitForWindow" } ] }"#;
+    let r = run(text).await;
+    let e = r.error.clone().expect("error");
+    // The probe finds it missing before anything starts (open would say
+    // the same, desktop.launch.not_found, also BLOCKED).
+    assert!(e.is_blocked(), "BLOCKED, not FAILED: {e:?}");
+    assert!(e.missing.iter().any(|m| m.id == "application"), "{e:?}");
+    assert_nothing_left(&r);
+    // The probe says so before anything starts.
+    let flow = qa_core::Flow::parse(text, std::path::Path::new(".")).unwrap();
+    let p = qa_core::SurfaceDriver::probe(
+        &qa_linux::LinuxDesktopDriver::new(),
+        &flow,
+        &qa_core::Host::current(),
+        &qa_core::RunOptions::default(),
     )
     .await;
-    let e = r.error.clone().expect("error");
-    assert_eq!(e.code, "desktop.launch.not_found");
-    assert_nothing_left(&r);
+    assert!(
+        p.missing.iter().any(|m| m.id == "application"),
+        "{:?}",
+        p.missing
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -115,6 +115,30 @@ impl SurfaceDriver for TuiDriver {
         &self.info
     }
 
+    /// A terminal has no Meta/Super modifier: such a chord is refused
+    /// before anything launches.
+    fn admit_step(&self, step: &qa_core::Step) -> Vec<qa_core::FlowError> {
+        use qa_core::flow::{Action, FlowErrorCode, TerminalAction};
+        let Action::Terminal(TerminalAction::SendKeys(k)) = &step.action else {
+            return Vec::new();
+        };
+        k.keys
+            .iter()
+            .enumerate()
+            .filter(|(_, key)| key.chord().meta)
+            .map(|(j, key)| {
+                qa_core::FlowError::new(
+                    FlowErrorCode::UnsupportedKey,
+                    format!("/steps/{}/keys/{j}", step.index),
+                    format!(
+                        "{}: terminals have no Meta/Super modifier; use Alt (sent as an ESC prefix)",
+                        key.as_str()
+                    ),
+                )
+            })
+            .collect()
+    }
+
     async fn probe(&self, flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
         let mut present = Vec::new();
         let mut missing = Vec::new();

@@ -44,7 +44,7 @@ pub(crate) async fn actionable<T: Placed>(
 ) -> Result<T, DriverError> {
     let what = locator.describe();
     let mut cadence = Cadence::new();
-    let mut last: String;
+    let mut last = String::from("the page did not answer");
     let mut last_code = WebCode::LocatorNotFound;
     // In a frame, what receives events is checked in the page too (not for
     // a wheel, like in the helper).
@@ -60,7 +60,9 @@ pub(crate) async fn actionable<T: Placed>(
                         "element does not receive events at its click point: {cover} covers it"
                     );
                 }
-                Err(EvalError::Transient(m)) => last = m,
+                // A call cut by the deadline keeps what was last seen.
+                Err(EvalError::Transient(m)) if !deadline.expired() => last = m,
+                Err(EvalError::Transient(_)) => {}
                 Err(EvalError::Fatal(e)) => return Err(e.into()),
                 Err(EvalError::Reply(m)) => return Err(crate::page::reply_error(m)),
             },
@@ -101,7 +103,10 @@ pub(crate) async fn actionable<T: Placed>(
                         format!("{what} is not a valid CSS selector"),
                     ));
                 }
-                last = "the document was being replaced".into();
+                // A call cut by the deadline keeps what was last seen.
+                if !deadline.expired() {
+                    last = "the document was being replaced".into();
+                }
             }
             Err(EvalError::Fatal(e)) => return Err(e.into()),
             Err(EvalError::Reply(m)) => return Err(crate::page::reply_error(m)),

@@ -103,6 +103,8 @@ qa_core::error_codes! {
         NavigationFailed = "web.navigation.failed",
         /// The page did not finish loading before the step deadline.
         NavigationTimeout = "web.navigation.timeout",
+        /// Nothing answers at the target's host and port.
+        TargetUnreachable = "web.target.unreachable",
         /// The page's state could not be read.
         ObserveFailed = "web.observe.failed",
         /// The page crashed.

@@ -123,6 +123,11 @@ impl SurfaceDriver for WebDriver {
         &self.info
     }
 
+    /// Roles are WAI-ARIA role names, as the page's accessibility tree has them.
+    fn check_role(&self, role: &str) -> Result<(), String> {
+        qa_core::flow::roles::check_aria_role(role)
+    }
+
     async fn probe(&self, flow: &Flow, _host: &Host, options: &RunOptions) -> Probe {
         let mut probe = Probe {
             driver: DRIVER_ID,

@@ -12,7 +12,7 @@ use crate::cdp::Cdp;
 use crate::codes::WebCode;
 use crate::contain::{origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Proxy};
 use crate::host::launch;
-use crate::host::server::{self, StaticServer};
+use crate::host::server::{self, StaticServer, TargetServer};
 use crate::page::{self, DomOp, Entered, Page, PageInfo};
 use crate::pump::spawn_pump;
 use crate::shared::Shared;
@@ -33,6 +33,7 @@ pub(crate) struct WebSession {
     base: url::Url,
     ctx: SessionContext,
     _static: Option<StaticServer>,
+    server: Option<TargetServer>,
     children: Vec<tokio::process::Child>,
     proxy: Option<Proxy>,
     reported_notes: usize,
@@ -103,7 +104,16 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let deadline = ctx.flow_deadline;
     let mut children = Vec::new();
     let mut static_server = None;
-    let base = base_url(flow, t, &ctx, &mut children, &mut static_server, deadline).await?;
+    let mut target_server = None;
+    let base = base_url(
+        flow,
+        t,
+        &ctx,
+        &mut target_server,
+        &mut static_server,
+        deadline,
+    )
+    .await?;
     let start = steps::resolve_url(&base, None, Some(t.url.as_deref().unwrap_or(base.as_str())))?;
     let mut origins = vec![origin_of(&start), origin_of(&base)];
     origins.extend(t.allowed_origins.iter().cloned());
@@ -164,18 +174,24 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             sh.allow.origins().join(", ")
         ),
     ));
-    let session = WebSession {
+    let mut session = WebSession {
         page,
         base,
         ctx,
         _static: static_server,
+        server: target_server,
         children,
         proxy: Some(proxy),
         reported_notes: 0,
         reported_blocked: BlockedRequests::default(),
     };
     let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
-    session.page.navigate(start.as_str(), nav_deadline).await?;
+    if let Err(e) = session.page.navigate(start.as_str(), nav_deadline).await {
+        // The session will not be closed: keep the server's output now.
+        let e = session.explain(e);
+        session.publish_server_log();
+        return Err(e);
+    }
     Ok(session)
 }
 
@@ -231,7 +247,7 @@ async fn base_url(
     flow: &Flow,
     t: &BrowserTarget,
     ctx: &SessionContext,
-    children: &mut Vec<tokio::process::Child>,
+    target_server: &mut Option<TargetServer>,
     static_server: &mut Option<StaticServer>,
     deadline: Deadline,
 ) -> Result<url::Url, DriverError> {
@@ -243,8 +259,19 @@ async fn base_url(
         return Ok(u);
     }
     if let Some(spec) = &t.server {
-        let child = server::start_server(spec, &flow.base_dir, &ctx.processes, deadline).await?;
-        children.push(child);
+        let log_dir = ctx.evidence.scratch_dir("target-server")?;
+        let started =
+            server::start_server(spec, &flow.base_dir, &ctx.processes, &log_dir, deadline).await;
+        let s = match started {
+            Ok(s) => s,
+            Err(e) => {
+                if let Ok(bytes) = std::fs::read(log_dir.join("server.log")) {
+                    artifacts::server_log(&ctx.evidence, &bytes);
+                }
+                return Err(e);
+            }
+        };
+        *target_server = Some(s);
         let b = t.base_url.as_deref().unwrap_or(&spec.ready_url);
         return url::Url::parse(b).map_err(bad);
     }
@@ -311,6 +338,21 @@ fn popup_gone(step: &Step, e: DriverError) -> DriverError {
 
 impl WebSession {
     /// Notes since the last call: the pages' own, then blocked requests.
+    /// `e`, or why the run cannot go on when `target.server` has exited.
+    fn explain(&mut self, e: DriverError) -> DriverError {
+        match self.server.as_mut() {
+            Some(s) => s.explain(e),
+            None => e,
+        }
+    }
+
+    /// Publishes `target.server`'s output as `logs/server.log` (once).
+    fn publish_server_log(&mut self) {
+        if let Some(s) = self.server.as_ref() {
+            artifacts::server_log(&self.ctx.evidence, &s.output());
+        }
+    }
+
     fn take_notes(&mut self) -> Vec<Note> {
         let blocked = self.page.sh.blocked();
         let st = self.page.sh.st();
@@ -354,7 +396,9 @@ impl SurfaceSession for WebSession {
             Ok(Entered::NotYet(why)) => Err(DriverError::new(WebCode::TargetFrameNotFound, why)),
             Err(e) => Err(e),
         };
-        let r = r.map_err(|e| popup_gone(step, e));
+        let r = r
+            .map_err(|e| popup_gone(step, e))
+            .map_err(|e| self.explain(e));
         let notes = self.take_notes();
         match r {
             Ok(mut o) => {
@@ -374,6 +418,7 @@ impl SurfaceSession for WebSession {
             Entered::NotYet(observed) => Ok(Verdict::not_yet(observed)),
         };
         r.map_err(|e| popup_gone(step, e))
+            .map_err(|e| self.explain(e))
     }
 
     async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
@@ -429,6 +474,10 @@ impl SurfaceSession for WebSession {
             .await;
         for mut c in self.children.drain(..) {
             let _ = c.try_wait();
+        }
+        self.publish_server_log();
+        if let Some(s) = self.server.as_mut() {
+            s.reap();
         }
         // The browser is gone: stop the proxy (and every connection) and say
         // what only the network layer caught.

@@ -51,6 +51,12 @@ crate::error_codes! {
         UnsupportedStep = "flow.unsupported_step",
         /// The selected driver cannot resolve this locator kind.
         UnsupportedLocator = "flow.unsupported_locator",
+        /// A locator's role is not one the driver knows.
+        UnknownRole = "flow.unknown_role",
+        /// A key the target surface cannot send (a Meta chord to a terminal).
+        UnsupportedKey = "flow.unsupported_key",
+        /// Warning: terminal text ending in a space never matches.
+        TrailingSpace = "flow.trailing_space",
         /// A NUL character in a string handed to a process (argv, env, cwd) or used as a path; no process can receive it.
         NulCharacter = "flow.nul_character",
     }

@@ -6,14 +6,18 @@
 //! stable code, the JSON pointer of the offending value and its line/column.
 
 mod error;
+mod lint;
 mod locator;
 mod matcher;
 pub(crate) mod parse;
+pub mod roles;
 mod steps;
+pub mod suggest;
 pub(crate) mod target;
 mod validate;
 
 pub use error::{escape_token, FlowError, FlowErrorCode};
+pub use lint::lint;
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
 pub use matcher::{text_or_regex_matches, Matcher, Pattern};
 pub use parse::ParseLimits;
@@ -89,6 +93,13 @@ impl Flow {
     /// [`FlowError::with_position`].
     pub fn load_with_source(path: &Path) -> Result<(Flow, String), FlowError> {
         parse::load_flow(path, &ParseLimits::default())
+    }
+
+    /// Like [`Flow::load_with_source`], with every step's error (at most
+    /// [`parse::MAX_REPORTED_ERRORS`]) rather than the first, each placed in
+    /// the text.
+    pub fn load_checked(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
+        parse::load_flow_all(path, &ParseLimits::default())
     }
 
     /// The kind of target this flow drives.

@@ -97,6 +97,23 @@ fn too_large(bytes: &[u8], size: Option<u64>, limit: usize) -> FlowError {
 /// Reads a flow file (at most one byte past the size limit, whatever the
 /// file claims its size is) and parses it; returns the text too.
 pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<(Flow, String), FlowError> {
+    load_flow_all(path, limits).map_err(first)
+}
+
+/// The first of a non-empty list of errors.
+fn first(mut v: Vec<FlowError>) -> FlowError {
+    v.swap_remove(0)
+}
+
+/// Errors a flow reports at most in one check.
+pub const MAX_REPORTED_ERRORS: usize = 20;
+
+/// Like [`load_flow`], with every step's error (at most
+/// [`MAX_REPORTED_ERRORS`]) rather than the first.
+pub(crate) fn load_flow_all(
+    path: &Path,
+    limits: &ParseLimits,
+) -> Result<(Flow, String), Vec<FlowError>> {
     use std::io::Read;
     let io_err = |e: std::io::Error| {
         FlowError::new(
@@ -105,35 +122,37 @@ pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<(Flow, Stri
             format!("cannot read {}: {e}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(io_err)?;
+    let file = std::fs::File::open(path).map_err(|e| vec![io_err(e)])?;
     let size = file.metadata().ok().map(|m| m.len());
     let mut bytes = Vec::new();
     file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(io_err)?;
+        .map_err(|e| vec![io_err(e)])?;
     if bytes.len() > limits.max_bytes {
         let size = size.filter(|&n| n > limits.max_bytes as u64);
-        return Err(too_large(&bytes, size, limits.max_bytes));
+        return Err(vec![too_large(&bytes, size, limits.max_bytes)]);
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let bad = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        FlowError::new(
-            FlowErrorCode::Syntax,
-            "",
-            format!(
-                "not valid UTF-8 (byte 0x{:02X}); save the flow as UTF-8",
-                bytes[bad]
-            ),
-        )
-        .at_offset(bytes, bad)
-    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| {
+            let bad = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            FlowError::new(
+                FlowErrorCode::Syntax,
+                "",
+                format!(
+                    "not valid UTF-8 (byte 0x{:02X}); save the flow as UTF-8",
+                    bytes[bad]
+                ),
+            )
+            .at_offset(bytes, bad)
+        })
+        .map_err(|e| vec![e])?;
     let base = path
         .canonicalize()
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| Path::new(".").to_path_buf());
-    let flow = parse_flow(&text, &base, limits)?;
+    let flow = parse_flow_all(&text, &base, limits)?;
     Ok((flow, text))
 }
 
@@ -149,9 +168,26 @@ pub(crate) fn parse_flow(
             limits.max_bytes,
         ));
     }
-    let (value, positions) = to_value(text)?;
-    let flow = from_value(value, base_dir, limits).map_err(|e| positions.locate(e))?;
-    Ok(flow)
+    parse_flow_all(text, base_dir, limits).map_err(first)
+}
+
+/// Like [`parse_flow`], with every step's error (at most
+/// [`MAX_REPORTED_ERRORS`]), each placed in the text.
+pub(crate) fn parse_flow_all(
+    text: &str,
+    base_dir: &Path,
+    limits: &ParseLimits,
+) -> Result<Flow, Vec<FlowError>> {
+    if text.len() > limits.max_bytes {
+        return Err(vec![too_large(
+            text.as_bytes(),
+            Some(text.len() as u64),
+            limits.max_bytes,
+        )]);
+    }
+    let (value, positions) = to_value(text).map_err(|e| vec![e])?;
+    from_value(value, base_dir, limits)
+        .map_err(|v| v.into_iter().map(|e| positions.locate(e)).collect())
 }
 
 /// The only extensions to JSON (RFC 8259) a flow may use: comments and
@@ -387,6 +423,12 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
     } else {
         FlowErrorCode::WrongType
     };
+    if code == FlowErrorCode::WrongType
+        && ptr.ends_with("/argv")
+        && msg.starts_with("invalid type: string")
+    {
+        msg = "argv is a list, not a command line: the program and each argument as its own string, e.g. [\"bc\", \"-q\"] (no shell; for one, use [\"sh\", \"-c\", \"…\"])".into();
+    }
     FlowError::new(code, ptr, msg)
 }
 
@@ -408,53 +450,53 @@ fn check_strings(v: &Value, ptr: &str, max: usize) -> Result<(), FlowError> {
     }
 }
 
-fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, FlowError> {
+fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, Vec<FlowError>> {
     if !value.is_object() {
-        return Err(FlowError::new(
+        return Err(vec![FlowError::new(
             FlowErrorCode::WrongType,
             "",
             "a flow is a JSON object with target and steps",
-        ));
+        )]);
     }
-    check_strings(&value, "", limits.max_string_bytes)?;
-    let raw: RawFlow = de_at(value, "")?;
+    check_strings(&value, "", limits.max_string_bytes).map_err(|e| vec![e])?;
+    let raw: RawFlow = de_at(value, "").map_err(|e| vec![e])?;
     if let Some(v) = raw.version {
         if v != 1 {
-            return Err(FlowError::new(
+            return Err(vec![FlowError::new(
                 FlowErrorCode::OutOfRange,
                 "/version",
                 format!("version {v} is not supported; use 1"),
-            ));
+            )]);
         }
     }
     if let Some(t) = raw.timeout_ms {
         if !(1..=3_600_000).contains(&t) {
-            return Err(FlowError::new(
+            return Err(vec![FlowError::new(
                 FlowErrorCode::OutOfRange,
                 "/timeoutMs",
                 "timeoutMs must be 1..=3600000",
-            ));
+            )]);
         }
     }
-    let target = validate_target(raw.target)?;
+    let target = validate_target(raw.target).map_err(|e| vec![e])?;
     let kind = target.kind();
-    validate_viewport(kind, raw.viewport.as_ref())?;
+    validate_viewport(kind, raw.viewport.as_ref()).map_err(|e| vec![e])?;
     if raw.environment.is_some() && kind != TargetKind::Browser {
-        return Err(FlowError::new(
+        return Err(vec![FlowError::new(
             FlowErrorCode::UnknownField,
             "/environment",
             "environment applies to browser flows only",
-        ));
+        )]);
     }
     if raw.steps.is_empty() {
-        return Err(FlowError::new(
+        return Err(vec![FlowError::new(
             FlowErrorCode::NoSteps,
             "/steps",
             "a flow needs at least one step",
-        ));
+        )]);
     }
     if raw.steps.len() > limits.max_steps {
-        return Err(FlowError::new(
+        return Err(vec![FlowError::new(
             FlowErrorCode::TooManySteps,
             format!("/steps/{}", limits.max_steps),
             format!(
@@ -462,11 +504,23 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
                 raw.steps.len(),
                 limits.max_steps
             ),
-        ));
+        )]);
     }
     let mut steps = Vec::with_capacity(raw.steps.len());
+    let mut errors = Vec::new();
     for (i, s) in raw.steps.into_iter().enumerate() {
-        steps.push(parse_step(kind, i, s)?);
+        match parse_step(kind, i, s) {
+            Ok(step) => steps.push(step),
+            Err(e) => {
+                errors.push(e);
+                if errors.len() == MAX_REPORTED_ERRORS {
+                    break;
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
     }
     Ok(Flow {
         version: 1,
@@ -611,10 +665,12 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
             .map(|k| k.as_str())
             .collect();
             let msg = if elsewhere.is_empty() {
+                let names = Action::names_for(kind);
                 format!(
-                    "unknown action {action:?}; {} actions are: {}",
+                    "unknown action {action:?}{}; {} actions are: {}",
+                    super::suggest::did_you_mean(&action, names.iter().copied()),
                     kind.as_str(),
-                    Action::names_for(kind).join(", ")
+                    names.join(", ")
                 )
             } else {
                 format!(

@@ -202,12 +202,13 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
     match detected {
         TargetKind::Browser => {
             if let Some(u) = &raw.url {
-                if raw.serve.is_none() && raw.base_url.is_none() {
+                // Relative to serve's root, baseUrl or the server's readyUrl.
+                if raw.serve.is_none() && raw.base_url.is_none() && raw.server.is_none() {
                     url::Url::parse(u).map_err(|e| {
                         FlowError::new(
                             FlowErrorCode::InvalidUrl,
                             "/target/url",
-                            format!("not an absolute URL: {e}"),
+                            format!("not an absolute URL ({e}); a relative url needs serve, server or baseUrl"),
                         )
                     })?;
                 }

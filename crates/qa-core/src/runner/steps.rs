@@ -87,7 +87,11 @@ pub(super) async fn run_steps(
                 .described(step.name.as_deref(), None),
         );
         let t = Instant::now();
-        let step_deadline = Deadline::after_ms(step.step_timeout_ms()).min(flow_deadline);
+        let own_deadline = Deadline::after_ms(step.step_timeout_ms());
+        // The flow's deadline, not the step's, bounds this step: when it
+        // passes, the run timed out (run.timeout), whatever the step saw.
+        let flow_bound = flow_deadline < own_deadline;
+        let step_deadline = own_deadline.min(flow_deadline);
         let mut mismatch = None;
         let end = tokio::select! {
             r = run_step(session, step, step_deadline) => {
@@ -103,6 +107,12 @@ pub(super) async fn run_steps(
         let dur = t.elapsed();
         let (status, reason, detail) = match end {
             StepEnd::Passed(d) => (StepStatus::Passed, None, d),
+            StepEnd::Failed(_, r) if flow_bound && flow_deadline.expired() => {
+                acc.timed_out = true;
+                let r = format!("flow deadline of {flow_ms} ms passed; {r}");
+                acc.fail(CoreCode::RunTimeout.as_str(), format!("{r} during {stage}"));
+                (StepStatus::TimedOut, Some(r), None)
+            }
             StepEnd::Failed(code, r) => {
                 if flow_deadline.expired() {
                     acc.timed_out = true;
@@ -271,6 +281,11 @@ async fn verify_until(
     deadline: Deadline,
 ) -> StepRun {
     let mut cadence = Cadence::new();
+    // What this step really had: its own timeout, or less when the flow's
+    // deadline comes first.
+    let own = step.step_timeout_ms();
+    let left = deadline.remaining().as_millis() as u64;
+    let budget_ms = if left + 100 >= own { own } else { left };
     let mut attempts = 0u32;
     let mut observed: Option<String> = None;
     let mut last_mismatch: Option<Mismatch> = None;
@@ -342,8 +357,7 @@ async fn verify_until(
             StepEnd::Failed(
                 CoreCode::AssertionTimeout.as_str(),
                 format!(
-                    "did not hold within {} ms after {attempts} attempts; last observed: {o}",
-                    step.step_timeout_ms()
+                    "did not hold within {budget_ms} ms after {attempts} attempts; last observed: {o}"
                 ),
             ),
             rec,

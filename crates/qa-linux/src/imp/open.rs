@@ -75,6 +75,22 @@ pub(crate) async fn probe(
                 ),
             );
         }
+        if let Some(spec) = &a.launch {
+            match which(&spec.argv[0]) {
+                Some(p) => present.push(Capability {
+                    id: "application".into(),
+                    detail: p.display().to_string(),
+                }),
+                None => missing_caps.push(missing(
+                    "application",
+                    format!(
+                        "{:?} was not found on PATH or is not executable",
+                        spec.argv[0]
+                    ),
+                    "install the application or give its absolute path in application.launch.argv[0]",
+                )),
+            }
+        }
         if virt && a.launch.is_none() {
             missing_caps.push(missing(
                 "attach-in-virtual-display",
@@ -150,16 +166,18 @@ async fn open_inner(
 
     let mut launched = None;
     if let Some(spec) = &app.launch {
+        // BLOCKED like a missing terminal program: nothing was looked at.
         let program = which(&spec.argv[0]).ok_or_else(|| {
-            DriverError::new(
+            DriverError::blocked(
                 DesktopCode::LaunchNotFound,
-                format!(
-                    "{:?} was not found on PATH or is not executable",
-                    spec.argv[0]
+                missing(
+                    "application",
+                    format!(
+                        "{:?} was not found on PATH or is not executable",
+                        spec.argv[0]
+                    ),
+                    "install the application or give its absolute path in application.launch.argv[0]",
                 ),
-            )
-            .with_remediation(
-                "install the application or give its absolute path in application.launch.argv[0]",
             )
         })?;
         let mut cmd = tokio::process::Command::new(program);

@@ -56,6 +56,15 @@ fn jsonl(records: Vec<String>, dropped: u64) -> String {
     out
 }
 
+/// Publishes `target.server`'s output as `logs/server.log` (withheld if it
+/// holds a secret, like any artifact).
+pub(crate) fn server_log(evidence: &Evidence, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    let _ = publish(evidence, ArtifactGroup::Logs, "server", "log", bytes, None);
+}
+
 #[cfg(test)]
 mod tests {
     use super::jsonl;

@@ -10,7 +10,7 @@ mod mask;
 mod screenshot;
 
 pub(crate) use ax::ax_snapshot;
-pub(crate) use logs::write_logs;
+pub(crate) use logs::{server_log, write_logs};
 pub(crate) use screenshot::screenshot;
 
 use qa_core::{Artifact, ArtifactGroup, DriverError, Evidence};

@@ -38,10 +38,10 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, MissingCapabili
         return if is_executable(p) {
             Ok(p.to_path_buf())
         } else {
-            Err(missing(format!(
-                "--browser {} is not an executable file",
-                p.display()
-            )))
+            Err(MissingCapability {
+                remediation: "pass --browser the path of a Chromium executable (such as /usr/bin/chromium), or drop --browser to use $CHROME or chromium on PATH".into(),
+                ..missing(format!("--browser {} is not an executable file", p.display()))
+            })
         };
     }
     if let Some(c) = std::env::var_os("CHROME") {
@@ -49,10 +49,10 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, MissingCapabili
         if is_executable(&p) {
             return Ok(p);
         }
-        return Err(missing(format!(
-            "$CHROME ({}) is not an executable file",
-            p.display()
-        )));
+        return Err(MissingCapability {
+            remediation: "point $CHROME at a Chromium executable (such as /usr/bin/chromium), or unset it to use chromium on PATH".into(),
+            ..missing(format!("$CHROME ({}) is not an executable file", p.display()))
+        });
     }
     if let Some(path) = std::env::var_os("PATH") {
         if let Some(p) = NAMES.iter().find_map(|name| find_in(name, &path)) {
@@ -251,7 +251,13 @@ mod tests {
     fn explicit_missing_path_is_reported() {
         let e = find_chromium(Some(Path::new("/nonexistent/chrome"))).unwrap_err();
         assert_eq!(e.id, "chromium");
-        assert!(e.remediation.contains("apt-get install -y chromium"));
+        // The fix is the path, not an install.
+        assert!(
+            e.remediation.contains("--browser the path"),
+            "{}",
+            e.remediation
+        );
+        assert!(!e.remediation.contains("apt-get"), "{}", e.remediation);
     }
 
     #[test]

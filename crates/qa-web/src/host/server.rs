@@ -166,14 +166,96 @@ fn find_head_end(b: &[u8]) -> Option<usize> {
     b.windows(4).position(|w| w == b"\r\n\r\n")
 }
 
-/// Starts `target.server` through the process owner and waits until its
+/// Output of `target.server` kept at most (its last part).
+pub const MAX_SERVER_LOG: u64 = 1024 * 1024;
+
+/// The run's `target.server`: its process and the file its output goes to.
+pub struct TargetServer {
+    child: tokio::process::Child,
+    log: PathBuf,
+}
+
+impl TargetServer {
+    /// How it ended, once it has.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Its output so far (the last [`MAX_SERVER_LOG`] bytes).
+    pub fn output(&self) -> Vec<u8> {
+        let Ok(bytes) = std::fs::read(&self.log) else {
+            return Vec::new();
+        };
+        let cut = bytes.len().saturating_sub(MAX_SERVER_LOG as usize);
+        bytes[cut..].to_vec()
+    }
+
+    /// The last `n` non-empty lines of its output, `" | "`-joined.
+    pub fn tail(&self, n: usize) -> String {
+        let out = self.output();
+        let text = String::from_utf8_lossy(&out);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
+        lines[lines.len().saturating_sub(n)..].join(" | ")
+    }
+
+    /// Why the run cannot go on when the server has exited: `e` becomes
+    /// `web.server.exited`, naming the exit and the server's last output.
+    pub fn explain(&mut self, e: DriverError) -> DriverError {
+        let Some(st) = self.exited() else {
+            return e;
+        };
+        let tail = self.tail(5);
+        let mut m = format!(
+            "target.server exited ({st}) while the run needed it; {}",
+            e.message
+        );
+        if !tail.is_empty() {
+            m.push_str(&format!("; its last output: {tail}"));
+        }
+        DriverError {
+            code: crate::codes::WebCode::ServerExited.as_str(),
+            message: m,
+            remediation: Some(
+                "keep the server running for the whole flow (see artifacts/logs/server.log); a server that reads its input gets an open, empty stdin".into(),
+            ),
+            ..e
+        }
+    }
+
+    /// Reaps it if it has exited.
+    pub fn reap(&mut self) {
+        let _ = self.child.try_wait();
+    }
+}
+
+/// Starts `target.server` through the process owner, its stdout and stderr
+/// into `log_dir/server.log` and its stdin an open pipe (a server that
+/// quits at the end of its input keeps running), and waits until its
 /// `readyUrl` answers with any HTTP status.
 pub async fn start_server(
     spec: &ServerSpec,
     base_dir: &Path,
     processes: &qa_core::process::ProcessOwner,
+    log_dir: &Path,
     deadline: Deadline,
-) -> Result<tokio::process::Child, DriverError> {
+) -> Result<TargetServer, DriverError> {
+    let log = log_dir.join("server.log");
+    let out = std::fs::File::create(&log).map_err(|e| {
+        DriverError::new(
+            WebCode::ServerSpawn,
+            format!("cannot create the server log: {e}"),
+        )
+    })?;
+    let err = out.try_clone().map_err(|e| {
+        DriverError::new(
+            WebCode::ServerSpawn,
+            format!("cannot create the server log: {e}"),
+        )
+    })?;
     let mut cmd = tokio::process::Command::new(&spec.command[0]);
     cmd.args(&spec.command[1..])
         .current_dir(match &spec.cwd {
@@ -181,15 +263,16 @@ pub async fn start_server(
             None => base_dir.to_path_buf(),
         })
         .envs(&spec.env)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = processes.spawn(cmd, "target-server").map_err(|e| {
+        .stdin(std::process::Stdio::piped())
+        .stdout(out)
+        .stderr(err);
+    let child = processes.spawn(cmd, "target-server").map_err(|e| {
         DriverError::new(
             WebCode::ServerSpawn,
             format!("could not start target.server {:?}: {e}", spec.command[0]),
         )
     })?;
+    let mut server = TargetServer { child, log };
     let ready = url::Url::parse(&spec.ready_url)
         .map_err(|e| DriverError::new(WebCode::ServerReadyUrl, e.to_string()))?;
     let wait = Deadline::after_ms(spec.ready_timeout_ms.unwrap_or(30_000)).min(deadline);
@@ -202,18 +285,26 @@ pub async fn start_server(
     let mut cadence = qa_core::Cadence::new();
     loop {
         if probe_http(&host, port, &path).await {
-            return Ok(child);
+            return Ok(server);
         }
-        if let Ok(Some(st)) = child.try_wait() {
+        if let Some(st) = server.exited() {
+            let tail = server.tail(5);
             return Err(DriverError::new(
                 WebCode::ServerExited,
-                format!("target.server exited before readyUrl answered ({st})"),
+                if tail.is_empty() {
+                    format!("target.server exited before readyUrl answered ({st})")
+                } else {
+                    format!("target.server exited before readyUrl answered ({st}); its last output: {tail}")
+                },
             ));
         }
         if !cadence.wait(wait).await {
             return Err(DriverError::new(
                 WebCode::ServerNotReady,
-                "target.server readyUrl did not answer before readyTimeoutMs",
+                format!(
+                    "target.server readyUrl {} did not answer before readyTimeoutMs",
+                    spec.ready_url
+                ),
             ));
         }
     }

@@ -315,17 +315,48 @@ impl Page {
             .await
             .map_err(|e| DriverError::new(WebCode::NavigationFailed, e.to_string()))?;
         if let Some(err) = r.error_text {
-            let code = if err.contains("BLOCKED_BY_CLIENT") {
-                WebCode::NavigationBlocked
-            } else {
-                WebCode::NavigationFailed
-            };
-            return Err(DriverError::new(code, format!("navigation failed: {err}")));
+            if err.contains("BLOCKED_BY_CLIENT") {
+                return Err(DriverError::new(
+                    WebCode::NavigationBlocked,
+                    format!("navigation failed: {err}"),
+                ));
+            }
+            // Chromium names a refused connection in many ways
+            // (ERR_HTTP_RESPONSE_CODE_FAILURE under interception): ask the
+            // network directly.
+            return Err(match unreachable(url).await {
+                Some(why) => DriverError::new(WebCode::TargetUnreachable, why).with_remediation(
+                    "start the server first, or let the flow start it with target.server",
+                ),
+                None => DriverError::new(
+                    WebCode::NavigationFailed,
+                    format!("navigation failed: {err}"),
+                ),
+            });
         }
         if r.loader_id.is_some() {
             self.wait_load(load0, deadline).await?;
         }
-        self.settle(seq0, deadline).await
+        self.settle(seq0, deadline).await?;
+        self.note_error_status(seq0);
+        Ok(())
+    }
+
+    /// A note when the document a navigation loaded answered HTTP 400 or
+    /// more: the page is an error page, whatever a later step says.
+    fn note_error_status(&self, seq0: u64) {
+        let bad = {
+            let st = self.sh.st();
+            st.network
+                .iter()
+                .filter(|e| e.seq > seq0 && e.kind == "Document")
+                .find_map(|e| e.status.filter(|s| *s >= 400).map(|s| (e.url.clone(), s)))
+        };
+        if let Some((url, status)) = bad {
+            self.sh.note(qa_core::Note::info(format!(
+                "{url} answered HTTP {status}: the page shown is the server's error page"
+            )));
+        }
     }
 
     /// Reloads and waits for the load event, then settles.
@@ -464,4 +495,24 @@ impl Page {
 /// Whether a helper exception says the CSS selector is invalid.
 pub(crate) fn invalid_selector(message: &str) -> bool {
     message.contains("SyntaxError") || message.contains("not a valid selector")
+}
+
+/// Why `url`'s server cannot be reached, when a TCP connection to it fails
+/// (`None`: something answers there).
+async fn unreachable(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?.to_string();
+    let port = u.port_or_known_default()?;
+    let connect = tokio::net::TcpStream::connect((host.as_str(), port));
+    match tokio::time::timeout(Duration::from_secs(2), connect).await {
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused => Some(format!(
+            "nothing is listening at {host}:{port} (connection refused) for {}",
+            u.origin().ascii_serialization()
+        )),
+        Ok(Err(e)) => Some(format!("{host}:{port} cannot be reached: {e}")),
+        Err(_) => Some(format!(
+            "{host}:{port} did not accept a connection within 2 s"
+        )),
+    }
 }
