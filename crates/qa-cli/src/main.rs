@@ -62,6 +62,7 @@ mod drivers;
 mod guides;
 mod junit;
 mod output;
+mod runs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use qa_core::driver::{Host, RunOptions};
@@ -194,6 +195,11 @@ struct RunArgs {
     /// Run id (one flow only); default: time stamp + random suffix.
     #[arg(long, value_name = "ID")]
     run_id: Option<String>,
+    /// Keep the newest N finished runs in the workspace (0: keep all); runs
+    /// named with --run-id are always kept. `runs/latest` points at the
+    /// last run.
+    #[arg(long, value_name = "N", default_value_t = runs::DEFAULT_KEEP)]
+    keep_runs: usize,
     /// Override the flow deadline, in milliseconds.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     timeout_ms: Option<u64>,
@@ -418,7 +424,7 @@ fn severity(code: u8) -> u8 {
 
 async fn cmd_run(args: &RunArgs) -> u8 {
     if let Some(id) = &args.run_id {
-        if qa_core::evidence::check_name(id).is_err() || id.starts_with('.') {
+        if qa_core::evidence::check_name(id).is_err() || id.starts_with('.') || id == runs::LATEST {
             eprintln!("error: --run-id {id:?} must be a plain name (letters, digits, - _ .)");
             return exit::INVALID;
         }
@@ -583,6 +589,13 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 );
                 return exit::INVALID;
             }
+        }
+    }
+    if let Some(last) = results.last() {
+        let dir = Path::new(&last.evidence_dir);
+        let _ = runs::mark_latest(dir);
+        if let Some(runs_dir) = dir.parent() {
+            runs::prune(runs_dir, args.keep_runs);
         }
     }
     if results.len() > 1 && !args.quiet {

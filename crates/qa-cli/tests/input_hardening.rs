@@ -355,12 +355,20 @@ fn a_closed_stdout_ends_every_command_quietly_with_141() {
         assert_eq!(stderr(&o), "", "{args:?} printed on stderr");
     }
     // The run itself finished normally: its result document was written.
-    let results: Vec<PathBuf> = std::fs::read_dir(Path::new(ws).join("runs"))
+    let runs = Path::new(ws).join("runs");
+    let results: Vec<PathBuf> = std::fs::read_dir(&runs)
         .unwrap()
-        .map(|e| e.unwrap().path().join("result.json"))
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.path().join("result.json"))
         .filter(|p| p.exists())
         .collect();
     assert_eq!(results.len(), 1, "no result.json under {ws}");
+    // `runs/latest` points at it.
+    assert_eq!(
+        runs.join("latest").canonicalize().unwrap(),
+        results[0].parent().unwrap().canonicalize().unwrap()
+    );
     let r: Value = serde_json::from_slice(&std::fs::read(&results[0]).unwrap()).unwrap();
     assert_eq!(r["status"], "PASSED", "{r}");
 }
