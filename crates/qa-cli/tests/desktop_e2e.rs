@@ -57,38 +57,30 @@ fn calculator_example_computes_five() {
 #[test]
 fn zenity_entry_and_fixture_checkbox() {
     let dir = tempfile::tempdir().unwrap();
-    let answer = dir.path().join("answer.txt");
     let zenity = dir.path().join("zenity.jsonc");
-    std::fs::write(
-        &zenity,
+    // The dialog's answer is its output: the flow waits for it to exit and
+    // checks what it printed.
+    let flow = |want: &str| {
         format!(
-            r#"{{"target":{{"application":{{"launch":{{"argv":["sh","-c","zenity --entry --title=Ask --text=Name > \"$1\"","sh","{}"]}}}}}},
+            r#"{{"target":{{"application":{{"launch":{{"argv":["zenity","--entry","--title=Ask","--text=Name"]}}}}}},
                 "steps":[{{"action":"waitForWindow","title":{{"equals":"Ask"}}}},
                          {{"action":"inputText","locator":{{"role":"textbox"}},"text":"Grace Hopper"}},
                          {{"action":"pressKey","key":"Enter"}},
-                         {{"action":"waitForTimeout","ms":3000}}]}}"#,
-            answer.display()
-        ),
-    )
-    .unwrap();
-    // zenity writes the answer as it exits after Enter, and the run's
-    // cleanup ends it: the flow cannot wait for a program to exit, so the
-    // last step leaves it 3 s (the in-process driver test waits for the
-    // file itself instead).
+                         {{"action":"assertProcessExited","exitCode":0,"timeoutMs":15000}},
+                         {{"action":"assertOutput","equals":"{want}","timeoutMs":1000}}]}}"#
+        )
+    };
+    std::fs::write(&zenity, flow("Grace Hopper")).unwrap();
     let (code, r) = run(&zenity, &dir.path().join("ws"), &[]);
     assert_eq!(code, 0, "{r:#}");
-    let t = Instant::now();
-    while !answer.exists() || std::fs::read_to_string(&answer).unwrap().trim().is_empty() {
-        assert!(
-            t.elapsed() < Duration::from_secs(15),
-            "zenity never wrote the answer"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(
-        std::fs::read_to_string(&answer).unwrap().trim(),
-        "Grace Hopper"
-    );
+    assert_desktop_clean(&r);
+    // A wrong answer: expected and received side by side.
+    std::fs::write(&zenity, flow("Ada Lovelace")).unwrap();
+    let (code, r) = run(&zenity, &dir.path().join("ws"), &[]);
+    assert_eq!(code, 1, "{r:#}");
+    let f = &r["steps"][4]["failure"];
+    assert_eq!(f["expected"], "stdout equals \"Ada Lovelace\"", "{f:#}");
+    assert_eq!(f["received"], "\"Grace Hopper\"", "{f:#}");
     assert_desktop_clean(&r);
 
     let fixture = root().join("tests/fixtures/desktop/checkbox.jsonc");

@@ -37,7 +37,7 @@ fn step_schema(name: &str, args: Schema, target: Option<&Value>) -> Value {
     ordered.insert(
         "timeoutMs".into(),
         json!({
-            "description": "Deadline of this step in milliseconds (default 15000).",
+            "description": "Deadline of this step in milliseconds (default: the flow's assertTimeoutMs, 5000, for assert* steps; its stepTimeoutMs, 15000, for the rest).",
             "type": "integer",
             "minimum": 1,
             "maximum": 600000
@@ -100,6 +100,8 @@ pub fn flow_schema_json() -> String {
             "viewport": viewport.to_value(),
             "environment": environment.to_value(),
             "timeoutMs": { "type": "integer", "minimum": 1, "maximum": 3600000 },
+            "stepTimeoutMs": { "description": "Default deadline of actions and waits (default 15000).", "type": "integer", "minimum": 1, "maximum": 600000 },
+            "assertTimeoutMs": { "description": "Default deadline of assert* steps (default 5000).", "type": "integer", "minimum": 1, "maximum": 600000 },
             "steps": { "type": "array", "minItems": 1, "maxItems": crate::flow::DEFAULT_MAX_STEPS }
         },
         "oneOf": [

@@ -21,6 +21,8 @@ qa_core::error_codes! {
         CaptureFailed = "desktop.capture.failed",
         /// No viewable X window carries the application's `_NET_WM_PID` on the run's display; the run is BLOCKED.
         CaptureNoWindow = "desktop.capture.no_window",
+        /// No window of the application carries the flow's window title.
+        WindowTitleNotFound = "desktop.window.title_not_found",
         /// The run's X display could not be opened; the run is BLOCKED.
         DisplayUnavailable = "desktop.display.unavailable",
         /// A screenshot or accessibility snapshot contained a secret value and was withheld.

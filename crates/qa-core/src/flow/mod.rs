@@ -36,8 +36,11 @@ pub const MAX_FLOW_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_STEPS: usize = 100;
 /// Default deadline of a whole flow when it names none.
 pub const DEFAULT_FLOW_TIMEOUT_MS: u64 = 60_000;
-/// Default deadline of one step when it names none.
+/// Default deadline of one step when it names none (actions and waits).
 pub const DEFAULT_STEP_TIMEOUT_MS: u64 = 15_000;
+/// Default deadline of an `assert*` step when it names none: a wrong
+/// expectation should fail fast (Playwright's `expect` waits 5 s too).
+pub const DEFAULT_ASSERT_TIMEOUT_MS: u64 = 5_000;
 
 /// A parsed, validated flow.
 #[derive(Debug, Clone, Serialize)]
@@ -59,6 +62,12 @@ pub struct Flow {
     /// Deadline of the whole flow in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Default deadline of its actions and waits (default 15000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_timeout_ms: Option<u64>,
+    /// Default deadline of its `assert*` steps (default 5000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assert_timeout_ms: Option<u64>,
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// Directory of the flow file; relative paths in the flow resolve against it.
@@ -139,6 +148,10 @@ pub struct Step {
     /// Browser only: run the step in a popup or a frame instead of the page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<StepTarget>,
+    /// The deadline when the step names none: the flow's default for its
+    /// kind of step, or ui-qa's.
+    #[serde(skip)]
+    pub default_timeout_ms: u64,
 }
 
 impl Step {
@@ -149,7 +162,12 @@ impl Step {
 
     /// The step deadline in milliseconds.
     pub fn step_timeout_ms(&self) -> u64 {
-        self.timeout_ms.unwrap_or(DEFAULT_STEP_TIMEOUT_MS)
+        self.timeout_ms.unwrap_or(self.default_timeout_ms)
+    }
+
+    /// Whether the step is an `assert*` step (shorter default deadline).
+    pub fn is_assert(&self) -> bool {
+        self.action_name().starts_with("assert")
     }
 
     /// Whether the runner retries this step until it holds (assertions and waits).

@@ -372,6 +372,8 @@ struct RawFlow {
     viewport: Option<Viewport>,
     environment: Option<Environment>,
     timeout_ms: Option<u64>,
+    step_timeout_ms: Option<u64>,
+    assert_timeout_ms: Option<u64>,
     steps: Vec<Value>,
 }
 
@@ -478,6 +480,18 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
             )]);
         }
     }
+    for (v, field) in [
+        (raw.step_timeout_ms, "stepTimeoutMs"),
+        (raw.assert_timeout_ms, "assertTimeoutMs"),
+    ] {
+        if v.is_some_and(|t| !(1..=600_000).contains(&t)) {
+            return Err(vec![FlowError::new(
+                FlowErrorCode::OutOfRange,
+                format!("/{field}"),
+                format!("{field} must be 1..=600000"),
+            )]);
+        }
+    }
     let target = validate_target(raw.target).map_err(|e| vec![e])?;
     let kind = target.kind();
     validate_viewport(kind, raw.viewport.as_ref()).map_err(|e| vec![e])?;
@@ -510,7 +524,16 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
     let mut errors = Vec::new();
     for (i, s) in raw.steps.into_iter().enumerate() {
         match parse_step(kind, i, s) {
-            Ok(step) => steps.push(step),
+            Ok(mut step) => {
+                step.default_timeout_ms = if step.is_assert() {
+                    raw.assert_timeout_ms
+                        .unwrap_or(super::DEFAULT_ASSERT_TIMEOUT_MS)
+                } else {
+                    raw.step_timeout_ms
+                        .unwrap_or(super::DEFAULT_STEP_TIMEOUT_MS)
+                };
+                steps.push(step)
+            }
             Err(e) => {
                 errors.push(e);
                 if errors.len() == MAX_REPORTED_ERRORS {
@@ -529,6 +552,8 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
         viewport: raw.viewport,
         environment: raw.environment,
         timeout_ms: raw.timeout_ms,
+        step_timeout_ms: raw.step_timeout_ms,
+        assert_timeout_ms: raw.assert_timeout_ms,
         steps,
         base_dir: base_dir.to_path_buf(),
     })
@@ -701,5 +726,6 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
         name,
         timeout_ms,
         target,
+        default_timeout_ms: super::DEFAULT_STEP_TIMEOUT_MS,
     })
 }

@@ -113,6 +113,29 @@ impl App {
                 .map(|w| w.name.clone())
         });
         let xs = self.x_windows().await;
+        // A title the flow names must match: never another window instead.
+        if let Some(t) = &self.window_title {
+            return match xs.iter().find(|w| &w.title == t) {
+                Some(w) => Ok(w.clone()),
+                None => {
+                    let titles: Vec<String> = xs
+                        .iter()
+                        .map(|w| format!("{:?}", w.title))
+                        .take(10)
+                        .collect();
+                    Err(DriverError::new(
+                        DesktopCode::WindowTitleNotFound,
+                        format!(
+                            "no window of the application is titled {t:?}; its windows: [{}]",
+                            titles.join(", ")
+                        ),
+                    )
+                    .with_remediation(
+                        "write one of the listed titles in application.window.title, or drop it",
+                    ))
+                }
+            };
+        }
         let by_title = want.and_then(|t| xs.iter().find(|w| w.title == t).cloned());
         let largest = || {
             xs.iter()

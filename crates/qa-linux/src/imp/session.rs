@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use qa_core::flow::{Action, DesktopAction};
 use qa_core::process::DEFAULT_GRACE;
 use qa_core::{
-    Artifact, CloseResult, Deadline, DriverError, Note, NoteKind, SessionContext, Step,
+    Artifact, CloseResult, Deadline, DriverError, Mismatch, Note, NoteKind, SessionContext, Step,
     StepOutcome, SurfaceSession, SurfaceState, Verdict,
 };
 use std::time::Duration;
@@ -43,6 +43,67 @@ pub(crate) struct LinuxSession {
 impl LinuxSession {
     fn redact(&self, s: &str) -> String {
         self.ctx.secrets.redact(s).into_owned()
+    }
+
+    /// `assertProcessExited`: the launched application has exited (with
+    /// `want`, when given).
+    fn exited(&mut self, want: Option<i32>) -> Verdict {
+        let expected = match want {
+            Some(c) => format!("the application to exit with code {c}"),
+            None => "the application to exit".into(),
+        };
+        let Some(child) = self.launched.as_mut() else {
+            return Verdict::Fails {
+                reason: "only a launched application's exit can be checked; this one was attached"
+                    .into(),
+            };
+        };
+        match child.try_wait() {
+            Ok(None) => Verdict::differs(Mismatch::new(expected, "it is still running")),
+            Ok(Some(st)) => match (want, st.code()) {
+                (None, _) => Verdict::Holds,
+                (Some(w), Some(c)) if w == c => Verdict::Holds,
+                (Some(_), _) => Verdict::Fails {
+                    reason: Mismatch::new(expected, format!("it ended with {st}")).summary(),
+                },
+            },
+            Err(e) => Verdict::Fails {
+                reason: format!("the application's exit could not be read: {e}"),
+            },
+        }
+    }
+
+    /// `assertOutput`: what the launched application printed so far matches
+    /// (one trailing newline ignored).
+    fn output(&self, o: &qa_core::flow::OutputAssert) -> Verdict {
+        let file = match o.stream.unwrap_or_default() {
+            qa_core::flow::OutputStream::Stdout => "stdout.log",
+            qa_core::flow::OutputStream::Stderr => "stderr.log",
+        };
+        if self.launched.is_none() {
+            return Verdict::Fails {
+                reason: "only a launched application's output is captured; this one was attached"
+                    .into(),
+            };
+        }
+        let path = self
+            .ctx
+            .evidence
+            .run_dir()
+            .join("work")
+            .join(artifacts::APP_LOG_DIR)
+            .join(file);
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        let m = o.matcher();
+        if m.matches(text) {
+            return Verdict::Holds;
+        }
+        Verdict::differs(Mismatch::new(
+            format!("{} {}", file.trim_end_matches(".log"), m.describe()),
+            format!("{:?}", self.redact(text)),
+        ))
     }
 
     /// Types through XTest off the async runtime.
@@ -171,7 +232,9 @@ impl SurfaceSession for LinuxSession {
             | DesktopAction::WaitForTimeout(_)
             | DesktopAction::WaitForText(_)
             | DesktopAction::AssertText(_)
-            | DesktopAction::AssertState(_)) => Err(DriverError::new(
+            | DesktopAction::AssertState(_)
+            | DesktopAction::AssertProcessExited(_)
+            | DesktopAction::AssertOutput(_)) => Err(DriverError::new(
                 DesktopCode::StepNotAnAction,
                 format!("{} is not performed by the driver", other.name()),
             )),
@@ -179,6 +242,11 @@ impl SurfaceSession for LinuxSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
+        match desktop(step)? {
+            DesktopAction::AssertProcessExited(x) => return Ok(self.exited(x.exit_code)),
+            DesktopAction::AssertOutput(o) => return Ok(self.output(o)),
+            _ => {}
+        }
         let app = &self.app;
         let secrets = &self.ctx.secrets;
         let work = async {
@@ -190,7 +258,9 @@ impl SurfaceSession for LinuxSession {
                     checks::text(app, t.locator.as_ref(), &t.matcher(), secrets).await
                 }
                 DesktopAction::AssertState(s) => checks::state(app, s, secrets).await,
-                other @ (DesktopAction::ActivateWindow(_)
+                other @ (DesktopAction::AssertProcessExited(_)
+                | DesktopAction::AssertOutput(_)
+                | DesktopAction::ActivateWindow(_)
                 | DesktopAction::Activate(_)
                 | DesktopAction::SnapshotAccessibility(_)
                 | DesktopAction::SetValue(_)

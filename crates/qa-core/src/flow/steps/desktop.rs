@@ -143,6 +143,39 @@ impl ActionArgs for StateAssert {
     }
 }
 
+/// Which output of the launched application `assertOutput` reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum OutputStream {
+    /// Standard output (default).
+    #[default]
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+args!(
+    /// `assertOutput`: what the launched application printed (a dialog's
+    /// answer, a tool's report), one trailing newline ignored.
+    OutputAssert {
+        #[serde(skip_serializing_if = "Option::is_none")] stream: Option<OutputStream>,
+        #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,
+    }
+);
+impl OutputAssert {
+    /// The matcher written inline in the step.
+    pub fn matcher(&self) -> Matcher {
+        Matcher::from_parts(&self.equals, &self.includes, &self.regex)
+    }
+}
+impl ActionArgs for OutputAssert {
+    fn validate(&self) -> Result<(), ArgProblem> {
+        check_matcher(&self.matcher(), "", "the output assertion")
+    }
+}
+
 actions!(
     /// Actions on a desktop application.
     DesktopAction, TargetKind::Desktop, {
@@ -172,5 +205,9 @@ actions!(
         Screenshot = "screenshot" (NoArgs): Action,
         /// Window screenshot plus accessibility snapshot.
         Capture = "capture" (NoArgs): Action,
+        /// The launched application has exited (with a code).
+        AssertProcessExited = "assertProcessExited" (ExitAssert): Assertion,
+        /// What the launched application printed.
+        AssertOutput = "assertOutput" (OutputAssert): Assertion,
     }
 );
