@@ -378,3 +378,36 @@ fn every_step_error_is_reported_not_only_the_first() {
         "each placed in the text"
     );
 }
+
+#[test]
+fn serve_and_cwd_may_climb_inside_the_project_never_out() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("flows")).unwrap();
+    std::fs::create_dir_all(root.join("site")).unwrap();
+    let flows = root.join("flows");
+    let at = |serve: &str| {
+        Flow::parse(
+            &format!(r#"{{"target":{{"serve":"{serve}"}},"steps":[{{"action":"reload"}}]}}"#),
+            &flows,
+        )
+    };
+    assert!(
+        at("../site").is_ok(),
+        "a sibling of flows/ inside the project"
+    );
+    let e = at("../../elsewhere").unwrap_err();
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.unsafe_path", "/target/serve")
+    );
+    // Through a symlink out of the project: refused too.
+    std::os::unix::fs::symlink("/etc", root.join("site").join("out")).unwrap();
+    assert_eq!(at("../site/out").unwrap_err().code, "flow.unsafe_path");
+    let cwd = Flow::parse(
+        r#"{"target":{"command":{"argv":["ls"],"cwd":"../site"}},"steps":[{"action":"capture"}]}"#,
+        &flows,
+    );
+    assert!(cwd.is_ok(), "{:?}", cwd.err());
+}

@@ -492,7 +492,7 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
             )]);
         }
     }
-    let target = validate_target(raw.target).map_err(|e| vec![e])?;
+    let target = validate_target(raw.target, base_dir).map_err(|e| vec![e])?;
     let kind = target.kind();
     validate_viewport(kind, raw.viewport.as_ref()).map_err(|e| vec![e])?;
     if raw.environment.is_some() && kind != TargetKind::Browser {

@@ -4,7 +4,7 @@ use super::error::{escape_token, FlowError, FlowErrorCode};
 use super::target::{
     ApplicationTarget, BrowserTarget, CommandTarget, RawTarget, Target, TargetKind, Viewport,
 };
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub(crate) fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Result<(), FlowError> {
     let Some(vp) = vp else { return Ok(()) };
@@ -52,21 +52,57 @@ pub(crate) fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Resu
     Ok(())
 }
 
-/// Checks a relative path from a flow: not absolute, no `..`.
-pub(crate) fn check_relative_path(p: &str, at: &str) -> Result<(), FlowError> {
-    let path = Path::new(p);
-    if path.is_absolute()
-        || path
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return Err(FlowError::new(
+/// The project a flow belongs to: the nearest directory at or above
+/// `base_dir` holding `.git` or `.ui-qa`; without one, `base_dir` itself.
+pub(crate) fn project_root(base_dir: &Path) -> PathBuf {
+    base_dir
+        .ancestors()
+        .find(|a| a.join(".git").exists() || a.join(".ui-qa").is_dir())
+        .unwrap_or(base_dir)
+        .to_path_buf()
+}
+
+/// `p` with `.` and `..` folded away, without touching the file system.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A directory the flow names (`serve`, a `cwd`): relative, and inside the
+/// project root — `..` may climb from a `flows/` folder to `../site`, never
+/// out of the project, by name or through a symlink.
+pub(crate) fn check_project_path(p: &str, at: &str, base_dir: &Path) -> Result<(), FlowError> {
+    let root = project_root(base_dir);
+    let escape = || {
+        FlowError::new(
             FlowErrorCode::UnsafePath,
             at,
             format!(
-                "{p:?} must be a relative path inside the flow's directory (no '..', not absolute)"
+                "{p:?} must be a relative path that stays inside the project ({}; the nearest directory above the flow with .git or .ui-qa, else the flow's own)",
+                root.display()
             ),
-        ));
+        )
+    };
+    if Path::new(p).is_absolute() {
+        return Err(escape());
+    }
+    let joined = lexical(&base_dir.join(p));
+    if !joined.starts_with(lexical(&root)) {
+        return Err(escape());
+    }
+    if let (Ok(real), Ok(real_root)) = (joined.canonicalize(), root.canonicalize()) {
+        if !real.starts_with(real_root) {
+            return Err(escape());
+        }
     }
     Ok(())
 }
@@ -131,7 +167,7 @@ fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
     Ok(())
 }
 
-pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
+pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target, FlowError> {
     let browser =
         raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
     let terminal = raw.command.is_some();
@@ -227,7 +263,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
             }
             if let Some(s) = &raw.serve {
                 check_no_nul(s, "/target/serve", "serve")?;
-                check_relative_path(s, "/target/serve")?;
+                check_project_path(s, "/target/serve", base_dir)?;
                 if raw.server.is_some() {
                     return Err(FlowError::new(
                         FlowErrorCode::TargetKind,
@@ -252,7 +288,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                     ));
                 }
                 if let Some(c) = &s.cwd {
-                    check_relative_path(c, "/target/server/cwd")?;
+                    check_project_path(c, "/target/server/cwd", base_dir)?;
                 }
                 url::Url::parse(&s.ready_url).map_err(|e| {
                     FlowError::new(
@@ -284,7 +320,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                 ));
             }
             if let Some(cwd) = &c.cwd {
-                check_relative_path(cwd, "/target/command/cwd")?;
+                check_project_path(cwd, "/target/command/cwd", base_dir)?;
             }
             Ok(Target::Terminal(c))
         }
@@ -324,7 +360,7 @@ pub(crate) fn validate_target(raw: RawTarget) -> Result<Target, FlowError> {
                     ));
                 }
                 if let Some(cwd) = &l.cwd {
-                    check_relative_path(cwd, "/target/application/launch/cwd")?;
+                    check_project_path(cwd, "/target/application/launch/cwd", base_dir)?;
                 }
             }
             Ok(Target::Desktop(a))

@@ -307,7 +307,12 @@ async fn launch(
             if e.is_blocked() {
                 acc.block(&e, BlockedReasonCode::TargetUnobservable);
             } else {
-                acc.fail(e.code, format!("launch failed: {}", e.message));
+                let fix = e
+                    .remediation
+                    .as_deref()
+                    .map(|r| format!(" — fix: {r}"))
+                    .unwrap_or_default();
+                acc.fail(e.code, format!("launch failed: {}{fix}", e.message));
             }
             (None, how)
         }

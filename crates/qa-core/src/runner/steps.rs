@@ -61,11 +61,21 @@ impl StepRun {
     }
 
     fn failed(e: DriverError, calls: u32) -> StepRun {
+        let message = with_fix(&e);
         StepRun {
             mismatch: e.mismatch.map(|m| *m),
             notes: e.notes,
-            ..StepRun::ended(StepEnd::Failed(e.code, e.message), calls)
+            ..StepRun::ended(StepEnd::Failed(e.code, message), calls)
         }
+    }
+}
+
+/// The error's message, with what a person can do about it when the driver
+/// says (`… — fix: …`).
+fn with_fix(e: &DriverError) -> String {
+    match &e.remediation {
+        Some(r) if !r.is_empty() => format!("{} — fix: {r}", e.message),
+        _ => e.message.clone(),
     }
 }
 
@@ -343,10 +353,11 @@ async fn verify_until(
             }
             Some(Err(e)) => {
                 let rec = record(false, attempts, Some(e.message.clone()));
+                let message = with_fix(&e);
                 let m = e.mismatch.map(|m| *m);
                 return StepRun {
                     notes: e.notes,
-                    ..finish(StepEnd::Failed(e.code, e.message), rec, m)
+                    ..finish(StepEnd::Failed(e.code, message), rec, m)
                 };
             }
         }

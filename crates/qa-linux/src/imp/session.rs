@@ -191,15 +191,35 @@ impl SurfaceSession for LinuxSession {
             }
             DesktopAction::InputText(t) => {
                 self.app.focus_window().await?;
+                let mut how = String::new();
                 if let Some(l) = &t.locator {
                     let n = resolve_wait(&conn, &self.app.root, l, deadline).await?;
-                    actions::focus(&conn, &n).await?;
+                    // GTK 4 answers GrabFocus with NotSupported: a real
+                    // click into the element focuses it as a person would.
+                    if let Err(e) = actions::focus(&conn, &n).await {
+                        match pointer::click(&self.app, &n).await {
+                            Ok(d) => how = format!(" after focusing it by {d} (GrabFocus: {})", e.message),
+                            Err(_) => {
+                                return Err(DriverError::new(
+                                    DesktopCode::FocusUnsupported,
+                                    format!(
+                                        "{} cannot be focused through accessibility (the toolkit refused GrabFocus: {}) and exposes no on-screen position to click",
+                                        crate::locate::describe(&n.view),
+                                        e.message
+                                    ),
+                                )
+                                .with_remediation(
+                                    "move the keyboard focus there with pressKey (Tab, or the field's shortcut), then inputText without a locator",
+                                ))
+                            }
+                        }
+                    }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 let text = t.text.clone();
                 self.input(move |x| keys::type_text(x, &text)).await?;
                 Ok(outcome(format!(
-                    "typed {} characters",
+                    "typed {} characters{how}",
                     t.text.chars().count()
                 )))
             }
