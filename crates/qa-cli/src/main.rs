@@ -112,6 +112,9 @@ enum Command {
         /// Print the verdict as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// A value for `${var.NAME}` (repeatable), as `run --var`.
+        #[arg(long = "var", value_name = "NAME=VALUE", value_parser = qa_core::flow::vars::parse_assignment)]
+        vars: Vec<(String, String)>,
     },
     /// Show which driver would run a flow here and what is missing. Exit 0 available, 3 blocked.
     Probe {
@@ -189,6 +192,11 @@ struct RunArgs {
     /// expression.
     #[arg(long, value_name = "REGEX")]
     grep: Option<String>,
+    /// A value for `${var.NAME}` in the flows (repeatable; wins over the
+    /// flow's own `vars`), e.g. `--var base=https://staging.example.test`.
+    /// Not a secret: pass secrets with --secret-env or UI_QA_SECRET_*.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = qa_core::flow::vars::parse_assignment)]
+    vars: Vec<(String, String)>,
     /// Workspace for run directories.
     #[arg(long, value_name = "DIR", default_value = ".ui-qa")]
     workspace: PathBuf,
@@ -242,7 +250,15 @@ impl HostArgs {
 /// Parses and admits a flow; returns every problem, each with its position
 /// in the flow text.
 fn check_flow(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
-    let (flow, text) = Flow::load_checked(path)?;
+    check_flow_with(path, &qa_core::flow::vars::Vars::new())
+}
+
+/// [`check_flow`] with `--var` values.
+fn check_flow_with(
+    path: &Path,
+    vars: &qa_core::flow::vars::Vars,
+) -> Result<(Flow, String), Vec<FlowError>> {
+    let (flow, text) = Flow::load_checked_with(path, vars)?;
     let drivers = drivers::all();
     match select::admission_driver(&drivers, &flow) {
         Some(d) => {
@@ -286,8 +302,8 @@ fn print_flow_problems(path: &Path, errors: &[FlowError], what: &str) {
     }
 }
 
-fn cmd_check(path: &Path, json: bool) -> u8 {
-    match check_flow(path) {
+fn cmd_check(path: &Path, json: bool, vars: &[(String, String)]) -> u8 {
+    match check_flow_with(path, &vars.iter().cloned().collect()) {
         Ok((flow, text)) => {
             let warnings = flow_warnings(&flow, &text);
             if json {
@@ -448,10 +464,11 @@ async fn cmd_run(args: &RunArgs) -> u8 {
         }
     };
     // Check every flow before launching anything.
+    let vars: qa_core::flow::vars::Vars = args.vars.iter().cloned().collect();
     let mut flows = Vec::new();
     let mut invalid = false;
     for p in &paths {
-        match check_flow(p) {
+        match check_flow_with(p, &vars) {
             Ok(f) => {
                 if !args.quiet && !args.list {
                     print_flow_problems(p, &flow_warnings(&f.0, &f.1), "warning");
@@ -693,7 +710,7 @@ fn main() -> ExitCode {
     qa_core::process::claim_unmarked_orphans(true);
     let code = rt.block_on(async {
         let code = match &cli.command {
-            Command::Check { flow, json } => cmd_check(flow, *json),
+            Command::Check { flow, json, vars } => cmd_check(flow, *json, vars),
             Command::Probe { flow, json, host } => cmd_probe(flow, *json, host).await,
             Command::Run(args) => cmd_run(args).await,
             Command::Guide { backend, topic } => cmd_guide(backend, topic.as_deref()),

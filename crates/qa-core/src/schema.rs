@@ -102,6 +102,7 @@ pub fn flow_schema_json() -> String {
             "timeoutMs": { "type": "integer", "minimum": 1, "maximum": 3600000 },
             "stepTimeoutMs": { "description": "Default deadline of actions and waits (default 15000).", "type": "integer", "minimum": 1, "maximum": 600000 },
             "assertTimeoutMs": { "description": "Default deadline of assert* steps (default 5000).", "type": "integer", "minimum": 1, "maximum": 600000 },
+            "vars": { "description": "Defaults of ${var.NAME} placeholders in the flow's strings; ui-qa run --var NAME=VALUE overrides them.", "type": "object", "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "additionalProperties": { "type": "string" } },
             "steps": { "type": "array", "minItems": 1, "maxItems": crate::flow::DEFAULT_MAX_STEPS }
         },
         "oneOf": [

@@ -55,6 +55,8 @@ crate::error_codes! {
         UnknownRole = "flow.unknown_role",
         /// A key the target surface cannot send (a Meta chord to a terminal).
         UnsupportedKey = "flow.unsupported_key",
+        /// A `${var.NAME}` without a value, or a bad variable name.
+        InvalidVar = "flow.invalid_var",
         /// Warning: terminal text ending in a space never matches.
         TrailingSpace = "flow.trailing_space",
         /// A NUL character in a string handed to a process (argv, env, cwd) or used as a path; no process can receive it.

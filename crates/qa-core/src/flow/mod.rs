@@ -15,6 +15,7 @@ mod steps;
 pub mod suggest;
 pub(crate) mod target;
 mod validate;
+pub mod vars;
 
 pub use error::{escape_token, FlowError, FlowErrorCode};
 pub use lint::lint;
@@ -108,7 +109,16 @@ impl Flow {
     /// [`parse::MAX_REPORTED_ERRORS`]) rather than the first, each placed in
     /// the text.
     pub fn load_checked(path: &Path) -> Result<(Flow, String), Vec<FlowError>> {
-        parse::load_flow_all(path, &ParseLimits::default())
+        Flow::load_checked_with(path, &vars::Vars::new())
+    }
+
+    /// Like [`Flow::load_checked`], with `${var.NAME}` values given on the
+    /// command line (they win over the flow's own `vars`).
+    pub fn load_checked_with(
+        path: &Path,
+        given: &vars::Vars,
+    ) -> Result<(Flow, String), Vec<FlowError>> {
+        parse::load_flow_all(path, &ParseLimits::default(), given)
     }
 
     /// The kind of target this flow drives.

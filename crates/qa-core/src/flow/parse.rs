@@ -7,6 +7,7 @@ use super::validate::{validate_target, validate_viewport};
 use super::{Flow, Step, DEFAULT_MAX_STEPS, MAX_FLOW_BYTES};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -97,7 +98,7 @@ fn too_large(bytes: &[u8], size: Option<u64>, limit: usize) -> FlowError {
 /// Reads a flow file (at most one byte past the size limit, whatever the
 /// file claims its size is) and parses it; returns the text too.
 pub(crate) fn load_flow(path: &Path, limits: &ParseLimits) -> Result<(Flow, String), FlowError> {
-    load_flow_all(path, limits).map_err(first)
+    load_flow_all(path, limits, &super::vars::Vars::new()).map_err(first)
 }
 
 /// The first of a non-empty list of errors.
@@ -113,6 +114,7 @@ pub const MAX_REPORTED_ERRORS: usize = 20;
 pub(crate) fn load_flow_all(
     path: &Path,
     limits: &ParseLimits,
+    given: &super::vars::Vars,
 ) -> Result<(Flow, String), Vec<FlowError>> {
     use std::io::Read;
     let io_err = |e: std::io::Error| {
@@ -152,7 +154,7 @@ pub(crate) fn load_flow_all(
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| Path::new(".").to_path_buf());
-    let flow = parse_flow_all(&text, &base, limits)?;
+    let flow = parse_flow_all(&text, &base, limits, given)?;
     Ok((flow, text))
 }
 
@@ -168,7 +170,7 @@ pub(crate) fn parse_flow(
             limits.max_bytes,
         ));
     }
-    parse_flow_all(text, base_dir, limits).map_err(first)
+    parse_flow_all(text, base_dir, limits, &super::vars::Vars::new()).map_err(first)
 }
 
 /// Like [`parse_flow`], with every step's error (at most
@@ -177,6 +179,7 @@ pub(crate) fn parse_flow_all(
     text: &str,
     base_dir: &Path,
     limits: &ParseLimits,
+    given: &super::vars::Vars,
 ) -> Result<Flow, Vec<FlowError>> {
     if text.len() > limits.max_bytes {
         return Err(vec![too_large(
@@ -186,6 +189,12 @@ pub(crate) fn parse_flow_all(
         )]);
     }
     let (value, positions) = to_value(text).map_err(|e| vec![e])?;
+    let mut value = value;
+    super::vars::substitute(&mut value, given).map_err(|v| {
+        v.into_iter()
+            .map(|e| positions.locate(e))
+            .collect::<Vec<_>>()
+    })?;
     from_value(value, base_dir, limits)
         .map_err(|v| v.into_iter().map(|e| positions.locate(e)).collect())
 }
@@ -374,6 +383,9 @@ struct RawFlow {
     timeout_ms: Option<u64>,
     step_timeout_ms: Option<u64>,
     assert_timeout_ms: Option<u64>,
+    /// Defaults of `${var.NAME}` (already substituted).
+    #[allow(dead_code)]
+    vars: Option<BTreeMap<String, String>>,
     steps: Vec<Value>,
 }
 
