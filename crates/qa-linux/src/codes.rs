@@ -21,6 +21,8 @@ qa_core::error_codes! {
         CaptureFailed = "desktop.capture.failed",
         /// No viewable X window carries the application's `_NET_WM_PID` on the run's display; the run is BLOCKED.
         CaptureNoWindow = "desktop.capture.no_window",
+        /// The element cannot be selected (its container offers no Selection, or it did not take).
+        SelectUnsupported = "desktop.select.unsupported",
         /// No window of the application carries the flow's window title.
         WindowTitleNotFound = "desktop.window.title_not_found",
         /// The run's X display could not be opened; the run is BLOCKED.

@@ -267,6 +267,50 @@ async fn activate_without_action_clicks_with_the_pointer() {
     assert_nothing_left(&r);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_picks_a_list_row_and_click_uses_the_pointer() {
+    let r = run(&fixture_flow(
+        r#"
+        { "action": "assertText", "locator": { "automationId": "picked-label" }, "equals": "none picked" },
+        { "action": "select", "locator": { "role": "listitem", "name": "Banana" } },
+        { "action": "assertText", "locator": { "automationId": "picked-label" }, "equals": "picked Banana" },
+        { "action": "assertState", "locator": { "role": "listitem", "name": "Banana" }, "state": "selected" },
+        { "action": "click", "locator": { "automationId": "copy-button" } },
+        { "action": "click", "locator": { "automationId": "click-area" } },
+        { "action": "assertText", "locator": { "automationId": "click-label" }, "equals": "clicked 1" }"#,
+    ))
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert!(
+        r.details
+            .iter()
+            .any(|d| d == "selected item 1 of its container"),
+        "{:?}",
+        r.details
+    );
+    assert!(
+        r.details
+            .iter()
+            .filter(|d| d.starts_with("pointer click at"))
+            .count()
+            == 2,
+        "a button with an action is still clicked with the pointer: {:?}",
+        r.details
+    );
+    // A label is no item of a selectable container.
+    let r = run(&fixture_flow(
+        r#"{ "action": "select", "locator": { "automationId": "picked-label" }, "timeoutMs": 3000 }"#,
+    ))
+    .await;
+    assert_eq!(
+        r.error.as_ref().map(|e| e.code),
+        Some("desktop.select.unsupported"),
+        "{:?}",
+        r.error
+    );
+    assert_nothing_left(&r);
+}
+
 /// Qt 5 widgets (Debian's `qtbase5-examples` calculator): registers on the
 /// a11y bus with `QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1` (set by the driver)
 /// and is driven like GTK (`cargo xtask deps` installs it).

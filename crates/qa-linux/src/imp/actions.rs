@@ -9,6 +9,7 @@ use crate::locate::{candidate, closest, describe, describe_candidates, find, nee
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
+use atspi::proxy::selection::SelectionProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{Interface, State, StateSet};
 use qa_core::flow::{ElementState, Locator};
@@ -216,6 +217,46 @@ pub(crate) async fn focus(conn: &zbus::Connection, n: &Node) -> Result<(), Drive
         .await
         .map_err(|e| call_err(DesktopCode::FocusFailed, n, e))?;
     Ok(())
+}
+
+/// Selects `n` in its container through the container's Selection
+/// interface, then re-reads to confirm. Returns the step detail.
+pub(crate) async fn select(conn: &zbus::Connection, n: &Node) -> Result<String, DriverError> {
+    let fail = |why: String| {
+        DriverError::new(
+            DesktopCode::SelectUnsupported,
+            format!("{} cannot be selected: {why}", describe(&n.view)),
+        )
+        .with_remediation(
+            "locate the row or item itself (its container must offer Selection), or click it",
+        )
+    };
+    let a = accessible(conn, &n.obj)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let index = a
+        .get_index_in_parent()
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let parent = a.parent().await.map_err(|e| fail(e.to_string()))?;
+    let parent = ObjRef::from_owned(&parent).ok_or_else(|| fail("it has no parent".into()))?;
+    let sel: SelectionProxy = proxy(conn, &parent)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let done = sel.select_child(index).await.map_err(|e| {
+        fail(format!(
+            "its container has no usable Selection interface ({e})"
+        ))
+    })?;
+    let selected = sel.is_child_selected(index).await.unwrap_or(false);
+    if !done || !selected {
+        return Err(fail(format!(
+            "the container reported {} and the item is {}selected",
+            if done { "success" } else { "failure" },
+            if selected { "" } else { "not " }
+        )));
+    }
+    Ok(format!("selected item {index} of its container"))
 }
 
 /// Sets text (EditableText) or a number (Value), then re-reads to confirm.

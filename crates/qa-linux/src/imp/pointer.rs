@@ -91,7 +91,7 @@ pub(crate) async fn click(app: &App, n: &Node) -> Result<String, DriverError> {
         DriverError::new(
             DesktopCode::ActivateNoAction,
             format!(
-                "{} exposes no AT-SPI action and cannot be clicked with the pointer: {why}",
+                "{} cannot be clicked with the pointer: {why}",
                 describe(&n.view)
             ),
         )

@@ -179,6 +179,14 @@ impl SurfaceSession for LinuxSession {
                 };
                 Ok(outcome(d))
             }
+            DesktopAction::Click(a) => {
+                let n = resolve_wait(&conn, &self.app.root, &a.locator, deadline).await?;
+                Ok(outcome(pointer::click(&self.app, &n).await?))
+            }
+            DesktopAction::Select(a) => {
+                let n = resolve_wait(&conn, &self.app.root, &a.locator, deadline).await?;
+                Ok(outcome(actions::select(&conn, &n).await?))
+            }
             DesktopAction::SnapshotAccessibility(s) => {
                 artifacts::snapshot(&self.app, &self.ctx, step, s.locator.as_ref(), deadline)
                     .await?;
@@ -282,6 +290,8 @@ impl SurfaceSession for LinuxSession {
                 | DesktopAction::AssertOutput(_)
                 | DesktopAction::ActivateWindow(_)
                 | DesktopAction::Activate(_)
+                | DesktopAction::Click(_)
+                | DesktopAction::Select(_)
                 | DesktopAction::SnapshotAccessibility(_)
                 | DesktopAction::SetValue(_)
                 | DesktopAction::InputText(_)

@@ -185,6 +185,10 @@ actions!(
         ActivateWindow = "activateWindow" (NoArgs): Action,
         /// Invoke the element's default action.
         Activate = "activate" (ElementAction): Action,
+        /// Click the element with the pointer (the centre of its extents).
+        Click = "click" (ElementAction): Action,
+        /// Select the element in its list, tree or table (AT-SPI Selection).
+        Select = "select" (ElementAction): Action,
         /// Accessibility snapshot.
         SnapshotAccessibility = "snapshotAccessibility" (DesktopSnapshot): Action,
         /// Set a value through accessibility.
