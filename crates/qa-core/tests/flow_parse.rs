@@ -411,3 +411,32 @@ fn serve_and_cwd_may_climb_inside_the_project_never_out() {
     );
     assert!(cwd.is_ok(), "{:?}", cwd.err());
 }
+
+#[test]
+fn assertions_fail_fast_by_default_and_flows_can_change_the_defaults() {
+    let f = parse(
+        r#"{"target":{"command":{"argv":["sh"]}},"steps":[
+            {"action":"waitForText","text":"$"},
+            {"action":"assertText","text":"x"},
+            {"action":"sendText","text":"y"},
+            {"action":"assertText","text":"x","timeoutMs":700}]}"#,
+    )
+    .unwrap();
+    let ms: Vec<u64> = f.steps.iter().map(|s| s.step_timeout_ms()).collect();
+    assert_eq!(ms, [15_000, 5_000, 15_000, 700]);
+    let f = parse(
+        r#"{"target":{"command":{"argv":["sh"]}},"assertTimeoutMs":2000,"stepTimeoutMs":30000,"steps":[
+            {"action":"waitForText","text":"$"},
+            {"action":"assertText","text":"x"}]}"#,
+    )
+    .unwrap();
+    let ms: Vec<u64> = f.steps.iter().map(|s| s.step_timeout_ms()).collect();
+    assert_eq!(ms, [30_000, 2_000]);
+    let e = err(
+        r#"{"target":{"command":{"argv":["sh"]}},"assertTimeoutMs":0,"steps":[{"action":"capture"}]}"#,
+    );
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/assertTimeoutMs")
+    );
+}

@@ -311,6 +311,61 @@ async fn select_picks_a_list_row_and_click_uses_the_pointer() {
     assert_nothing_left(&r);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_title_that_matches_nothing_is_an_error_not_another_window() {
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["/usr/bin/python3", "fixture_app.py"], "cwd": "." },
+                                          "window": { "title": "No such window" } } },
+             "timeoutMs": 60000,
+             "steps": [ { "action": "waitForWindow", "title": { "equals": "ui-qa fixture" } },
+                        { "action": "screenshot" } ] }"#,
+    )
+    .await;
+    let e = r.error.clone().expect("the named window is not there");
+    assert_eq!(e.code, "desktop.window.title_not_found", "{e:?}");
+    assert!(
+        e.message.contains("\"ui-qa fixture\""),
+        "the titles there are: {}",
+        e.message
+    );
+    assert!(
+        r.artifacts.iter().all(|a| !a.path.ends_with(".png")),
+        "no picture of another window: {:?}",
+        r.artifacts
+    );
+    assert_nothing_left(&r);
+}
+
+/// GTK 4 (4.8) refuses GrabFocus and gives its entries no extents: the step
+/// says so in words and how to move the focus, not a raw D-Bus error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk4_input_text_that_cannot_focus_says_how_to() {
+    if qa_core::host::which("gtk4-demo").is_none() {
+        eprintln!("gtk4-demo is not installed: nothing to check");
+        return;
+    }
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["gtk4-demo"] } } }, "timeoutMs": 60000,
+             "steps": [ { "action": "waitForWindow" },
+                        { "action": "inputText", "locator": { "role": "search box" }, "text": "button", "timeoutMs": 10000 } ] }"#,
+    )
+    .await;
+    match r.error.clone() {
+        // A GTK 4 that lets the entry be focused (or clicked) types into it.
+        None => {}
+        Some(e) => {
+            assert_eq!(e.code, "desktop.focus.unsupported", "{e:?}");
+            assert!(
+                e.message
+                    .contains("fix: move the keyboard focus there with pressKey"),
+                "{e:?}"
+            );
+            assert!(!e.message.starts_with("org.freedesktop"), "{e:?}");
+        }
+    }
+    assert_nothing_left(&r);
+}
+
 /// Qt 5 widgets (Debian's `qtbase5-examples` calculator): registers on the
 /// a11y bus with `QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1` (set by the driver)
 /// and is driven like GTK (`cargo xtask deps` installs it).
