@@ -336,6 +336,36 @@ async fn a_window_title_that_matches_nothing_is_an_error_not_another_window() {
     assert_nothing_left(&r);
 }
 
+/// A GTK 4 spin button: a number is set through Value (which the toolkit
+/// commits), and text it does not commit is a failure, never a pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk4_spin_button_values_commit_or_fail() {
+    if qa_core::host::which("gtk4-demo").is_none() {
+        eprintln!("gtk4-demo is not installed: nothing to check");
+        return;
+    }
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["gtk4-demo", "--run", "spinbutton"] } } }, "timeoutMs": 60000,
+             "steps": [ { "action": "waitForWindow", "title": { "includes": "Spin" } },
+                        { "action": "setValue", "locator": { "role": "spinbutton", "name": "Numeric" }, "value": "42" },
+                        { "action": "assertState", "locator": { "role": "spinbutton", "name": "Numeric" }, "value": { "equals": "42" } },
+                        { "action": "setValue", "locator": { "role": "spinbutton", "name": "Month" }, "value": "March" } ] }"#,
+    )
+    .await;
+    assert!(
+        r.details.iter().any(|d| d == "Value.SetCurrentValue"),
+        "{:?}",
+        r.details
+    );
+    let e = r
+        .error
+        .clone()
+        .expect("a month name the spin button does not commit");
+    assert_eq!(e.code, "desktop.set_value.unchanged", "{e:?}");
+    assert!(e.message.contains("did not commit"), "{e:?}");
+    assert_nothing_left(&r);
+}
+
 /// GTK 4 (4.8) refuses GrabFocus and gives its entries no extents: the step
 /// says so in words and how to move the focus, not a raw D-Bus error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

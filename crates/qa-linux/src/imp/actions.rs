@@ -269,7 +269,12 @@ pub(crate) async fn set_value(
     let ifs = ifaces(n);
     let states = n.states.unwrap_or_else(StateSet::empty);
     let confirm = Deadline::after_ms(1000).min(deadline);
-    if ifs.contains(Interface::EditableText) {
+    let numeric = value.trim().parse::<f64>().ok();
+    // A number for an element that has a value (a spin button): set the
+    // value itself, which the toolkit commits; its text follows. Setting
+    // only the text leaves a GTK 4 spin button's value where it was.
+    let by_value = ifs.contains(Interface::Value) && numeric.is_some();
+    if ifs.contains(Interface::EditableText) && !by_value {
         if !states.contains(State::Editable) {
             return Err(DriverError::new(
                 DesktopCode::SetValueReadOnly,
@@ -286,7 +291,7 @@ pub(crate) async fn set_value(
         let mut cadence = Cadence::new();
         loop {
             if read_text(conn, &n.obj).await.as_deref() == Some(value) {
-                return Ok("EditableText.SetTextContents".into());
+                return committed(conn, n, value).await;
             }
             if !cadence.wait(confirm).await {
                 break;
@@ -341,6 +346,31 @@ pub(crate) async fn set_value(
         format!("{} has neither EditableText nor Value", describe(&n.view)),
     )
     .with_remediation("use inputText to type into it instead"))
+}
+
+/// After new text was confirmed: an element that also has a value (a spin
+/// button given a month name) must have committed it — text that changed
+/// while the value stayed is not a set value.
+async fn committed(conn: &zbus::Connection, n: &Node, value: &str) -> Result<String, DriverError> {
+    let done = || Ok("EditableText.SetTextContents".to_string());
+    let (Some(before), true) = (n.value, ifaces(n).contains(Interface::Value)) else {
+        return done();
+    };
+    if n.text.as_deref() == Some(value) {
+        return done();
+    }
+    match read_value(conn, &n.obj).await {
+        Some(after) if (after - before).abs() < 1e-9 => Err(DriverError::new(
+            DesktopCode::SetValueUnchanged,
+            format!(
+                "{}: the text reads {value:?} but the value is still {}: the toolkit did not commit it",
+                describe(&n.view),
+                format_value(before)
+            ),
+        )
+        .with_remediation("give the value as a number, or type it with inputText and press Enter")),
+        _ => done(),
+    }
 }
 
 /// The element's text: its Text content, else its value, else its name.
