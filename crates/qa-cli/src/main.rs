@@ -258,18 +258,27 @@ fn check_flow_with(
     path: &Path,
     vars: &qa_core::flow::vars::Vars,
 ) -> Result<(Flow, String), Vec<FlowError>> {
-    let (flow, text) = Flow::load_checked_with(path, vars)?;
-    let drivers = drivers::all();
-    match select::admission_driver(&drivers, &flow) {
-        Some(d) => {
-            let errs = select::admit(d.as_ref(), &flow);
-            if errs.is_empty() {
-                Ok((flow, text))
-            } else {
-                Err(errs.into_iter().map(|e| e.with_position(&text)).collect())
-            }
+    let checked = Flow::check_file(path, vars);
+    let mut errors = checked.errors;
+    // The driver's own checks run over every step that parsed, so one
+    // `check` reports the parse errors and the admission errors together.
+    if let (Some(flow), Some(text)) = (&checked.flow, &checked.text) {
+        if let Some(d) = select::admission_driver(&drivers::all(), flow) {
+            errors.extend(
+                select::admit(d.as_ref(), flow)
+                    .into_iter()
+                    .map(|e| e.with_position(text)),
+            );
         }
-        None => Ok((flow, text)),
+    }
+    match (checked.flow, checked.text) {
+        (Some(flow), Some(text)) if errors.is_empty() => Ok((flow, text)),
+        _ => {
+            // In the order they appear in the file, at most 20.
+            errors.sort_by_key(|e| (e.line.unwrap_or(0), e.column.unwrap_or(0)));
+            errors.truncate(qa_core::flow::MAX_REPORTED_ERRORS);
+            Err(errors)
+        }
     }
 }
 

@@ -59,6 +59,10 @@ fn check_reports_every_mistake_with_a_suggestion() {
             "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [\n    { \"action\": \"clik\", \"locator\": { \"role\": \"button\" } },\n    { \"action\": \"fill\", \"locator\": { \"label\": \"Name\" } }\n  ]\n}\n",
         ),
         (
+            "mixed.jsonc",
+            "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [\n    { \"action\": \"click\", \"locator\": { \"role\": \"buton\" } },\n    { \"action\": \"clik\", \"locator\": { \"role\": \"button\" } }\n  ]\n}\n",
+        ),
+        (
             "roles.jsonc",
             "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [\n    { \"action\": \"click\", \"locator\": { \"role\": \"buton\" } },\n    { \"action\": \"click\", \"locator\": { \"role\": \"push button\", \"name\": \"OK\" } }\n  ]\n}\n",
         ),

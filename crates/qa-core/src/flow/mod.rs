@@ -21,7 +21,7 @@ pub use error::{escape_token, FlowError, FlowErrorCode};
 pub use lint::lint;
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
 pub use matcher::{text_or_regex_matches, Matcher, Pattern};
-pub use parse::ParseLimits;
+pub use parse::{ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
@@ -112,6 +112,25 @@ impl Flow {
         Flow::load_checked_with(path, &vars::Vars::new())
     }
 
+    /// What `check` needs: the flow (complete when there are no errors;
+    /// otherwise the steps that parsed, each keeping its index, when only
+    /// steps failed), the text when it could be read, and every error.
+    pub fn check_file(path: &Path, given: &vars::Vars) -> CheckedFile {
+        let (r, text) = parse::load_flow_checked(path, &ParseLimits::default(), given);
+        match r {
+            Ok(flow) => CheckedFile {
+                flow: Some(flow),
+                text,
+                errors: Vec::new(),
+            },
+            Err(f) => CheckedFile {
+                flow: f.partial.map(|b| *b),
+                text,
+                errors: f.errors,
+            },
+        }
+    }
+
     /// Like [`Flow::load_checked`], with `${var.NAME}` values given on the
     /// command line (they win over the flow's own `vars`).
     pub fn load_checked_with(
@@ -137,6 +156,18 @@ impl Flow {
     pub fn step_values(&self) -> Vec<&str> {
         self.steps.iter().flat_map(|s| s.action.values()).collect()
     }
+}
+
+/// The outcome of [`Flow::check_file`].
+#[derive(Debug)]
+pub struct CheckedFile {
+    /// The flow: complete when `errors` is empty, else the steps that
+    /// parsed (absent when the flow itself could not be read or parsed).
+    pub flow: Option<Flow>,
+    /// The flow text, when it could be read (to place later errors).
+    pub text: Option<String>,
+    /// Every error found (bounded).
+    pub errors: Vec<FlowError>,
 }
 
 /// One step of a flow: an action plus the options every step may carry.

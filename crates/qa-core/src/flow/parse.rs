@@ -116,6 +116,27 @@ pub(crate) fn load_flow_all(
     limits: &ParseLimits,
     given: &super::vars::Vars,
 ) -> Result<(Flow, String), Vec<FlowError>> {
+    let (text, base) = read_flow(path, limits).map_err(|e| vec![e])?;
+    let flow = parse_flow_all(&text, &base, limits, given)?;
+    Ok((flow, text))
+}
+
+/// Reads a flow file and parses it, keeping the flow of the steps that
+/// parsed when some did not (for `check`), and the text when it was read.
+pub(crate) fn load_flow_checked(
+    path: &Path,
+    limits: &ParseLimits,
+    given: &super::vars::Vars,
+) -> (Result<Flow, Failed>, Option<String>) {
+    match read_flow(path, limits) {
+        Ok((text, base)) => (parse_flow_checked(&text, &base, limits, given), Some(text)),
+        Err(e) => (Err(Failed::from(vec![e])), None),
+    }
+}
+
+/// The text of a flow file (at most one byte past the size bound is read)
+/// and the directory its relative paths resolve against.
+fn read_flow(path: &Path, limits: &ParseLimits) -> Result<(String, std::path::PathBuf), FlowError> {
     use std::io::Read;
     let io_err = |e: std::io::Error| {
         FlowError::new(
@@ -124,38 +145,35 @@ pub(crate) fn load_flow_all(
             format!("cannot read {}: {e}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(|e| vec![io_err(e)])?;
+    let file = std::fs::File::open(path).map_err(io_err)?;
     let size = file.metadata().ok().map(|m| m.len());
     let mut bytes = Vec::new();
     file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| vec![io_err(e)])?;
+        .map_err(io_err)?;
     if bytes.len() > limits.max_bytes {
         let size = size.filter(|&n| n > limits.max_bytes as u64);
-        return Err(vec![too_large(&bytes, size, limits.max_bytes)]);
+        return Err(too_large(&bytes, size, limits.max_bytes));
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|e| {
-            let bad = e.utf8_error().valid_up_to();
-            let bytes = e.as_bytes();
-            FlowError::new(
-                FlowErrorCode::Syntax,
-                "",
-                format!(
-                    "not valid UTF-8 (byte 0x{:02X}); save the flow as UTF-8",
-                    bytes[bad]
-                ),
-            )
-            .at_offset(bytes, bad)
-        })
-        .map_err(|e| vec![e])?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        FlowError::new(
+            FlowErrorCode::Syntax,
+            "",
+            format!(
+                "not valid UTF-8 (byte 0x{:02X}); save the flow as UTF-8",
+                bytes[bad]
+            ),
+        )
+        .at_offset(bytes, bad)
+    })?;
     let base = path
         .canonicalize()
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| Path::new(".").to_path_buf());
-    let flow = parse_flow_all(&text, &base, limits, given)?;
-    Ok((flow, text))
+    Ok((text, base))
 }
 
 pub(crate) fn parse_flow(
@@ -181,22 +199,36 @@ pub(crate) fn parse_flow_all(
     limits: &ParseLimits,
     given: &super::vars::Vars,
 ) -> Result<Flow, Vec<FlowError>> {
+    parse_flow_checked(text, base_dir, limits, given).map_err(|f| f.errors)
+}
+
+/// Like [`parse_flow_all`], keeping the flow of the steps that parsed.
+pub(crate) fn parse_flow_checked(
+    text: &str,
+    base_dir: &Path,
+    limits: &ParseLimits,
+    given: &super::vars::Vars,
+) -> Result<Flow, Failed> {
     if text.len() > limits.max_bytes {
-        return Err(vec![too_large(
+        return Err(Failed::from(vec![too_large(
             text.as_bytes(),
             Some(text.len() as u64),
             limits.max_bytes,
-        )]);
+        )]));
     }
-    let (value, positions) = to_value(text).map_err(|e| vec![e])?;
+    let (value, positions) = to_value(text).map_err(|e| Failed::from(vec![e]))?;
     let mut value = value;
     super::vars::substitute(&mut value, given).map_err(|v| {
-        v.into_iter()
-            .map(|e| positions.locate(e))
-            .collect::<Vec<_>>()
+        Failed::from(
+            v.into_iter()
+                .map(|e| positions.locate(e))
+                .collect::<Vec<_>>(),
+        )
     })?;
-    from_value(value, base_dir, limits)
-        .map_err(|v| v.into_iter().map(|e| positions.locate(e)).collect())
+    from_value(value, base_dir, limits).map_err(|f| Failed {
+        errors: f.errors.into_iter().map(|e| positions.locate(e)).collect(),
+        partial: f.partial,
+    })
 }
 
 /// The only extensions to JSON (RFC 8259) a flow may use: comments and
@@ -464,32 +496,32 @@ fn check_strings(v: &Value, ptr: &str, max: usize) -> Result<(), FlowError> {
     }
 }
 
-fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, Vec<FlowError>> {
+fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flow, Failed> {
     if !value.is_object() {
-        return Err(vec![FlowError::new(
+        return Err(Failed::from(vec![FlowError::new(
             FlowErrorCode::WrongType,
             "",
             "a flow is a JSON object with target and steps",
-        )]);
+        )]));
     }
     check_strings(&value, "", limits.max_string_bytes).map_err(|e| vec![e])?;
     let raw: RawFlow = de_at(value, "").map_err(|e| vec![e])?;
     if let Some(v) = raw.version {
         if v != 1 {
-            return Err(vec![FlowError::new(
+            return Err(Failed::from(vec![FlowError::new(
                 FlowErrorCode::OutOfRange,
                 "/version",
                 format!("version {v} is not supported; use 1"),
-            )]);
+            )]));
         }
     }
     if let Some(t) = raw.timeout_ms {
         if !(1..=3_600_000).contains(&t) {
-            return Err(vec![FlowError::new(
+            return Err(Failed::from(vec![FlowError::new(
                 FlowErrorCode::OutOfRange,
                 "/timeoutMs",
                 "timeoutMs must be 1..=3600000",
-            )]);
+            )]));
         }
     }
     for (v, field) in [
@@ -497,32 +529,32 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
         (raw.assert_timeout_ms, "assertTimeoutMs"),
     ] {
         if v.is_some_and(|t| !(1..=600_000).contains(&t)) {
-            return Err(vec![FlowError::new(
+            return Err(Failed::from(vec![FlowError::new(
                 FlowErrorCode::OutOfRange,
                 format!("/{field}"),
                 format!("{field} must be 1..=600000"),
-            )]);
+            )]));
         }
     }
     let target = validate_target(raw.target, base_dir).map_err(|e| vec![e])?;
     let kind = target.kind();
     validate_viewport(kind, raw.viewport.as_ref()).map_err(|e| vec![e])?;
     if raw.environment.is_some() && kind != TargetKind::Browser {
-        return Err(vec![FlowError::new(
+        return Err(Failed::from(vec![FlowError::new(
             FlowErrorCode::UnknownField,
             "/environment",
             "environment applies to browser flows only",
-        )]);
+        )]));
     }
     if raw.steps.is_empty() {
-        return Err(vec![FlowError::new(
+        return Err(Failed::from(vec![FlowError::new(
             FlowErrorCode::NoSteps,
             "/steps",
             "a flow needs at least one step",
-        )]);
+        )]));
     }
     if raw.steps.len() > limits.max_steps {
-        return Err(vec![FlowError::new(
+        return Err(Failed::from(vec![FlowError::new(
             FlowErrorCode::TooManySteps,
             format!("/steps/{}", limits.max_steps),
             format!(
@@ -530,7 +562,7 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
                 raw.steps.len(),
                 limits.max_steps
             ),
-        )]);
+        )]));
     }
     let mut steps = Vec::with_capacity(raw.steps.len());
     let mut errors = Vec::new();
@@ -554,10 +586,7 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
             }
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(Flow {
+    let flow = Flow {
         version: 1,
         name: raw.name,
         target,
@@ -568,7 +597,34 @@ fn from_value(value: Value, base_dir: &Path, limits: &ParseLimits) -> Result<Flo
         assert_timeout_ms: raw.assert_timeout_ms,
         steps,
         base_dir: base_dir.to_path_buf(),
-    })
+    };
+    if errors.is_empty() {
+        Ok(flow)
+    } else {
+        // The steps that parsed, so a check can go on with them.
+        Err(Failed {
+            errors,
+            partial: Some(Box::new(flow)),
+        })
+    }
+}
+
+/// Why a flow did not parse: its errors, and when only steps failed, the
+/// flow of the steps that parsed (each keeping its index).
+pub(crate) struct Failed {
+    /// Every error found (bounded).
+    pub errors: Vec<FlowError>,
+    /// The flow without the failed steps.
+    pub partial: Option<Box<Flow>>,
+}
+
+impl From<Vec<FlowError>> for Failed {
+    fn from(errors: Vec<FlowError>) -> Failed {
+        Failed {
+            errors,
+            partial: None,
+        }
+    }
 }
 
 fn validate_step_target(t: &super::StepTarget, at: &str) -> Result<(), FlowError> {
