@@ -25,6 +25,16 @@ fn run_fixture_flow(name: &str, body: &str) -> (i32, Value) {
     run(&flow, ws.path())
 }
 
+/// The paths of the result's log artifacts.
+fn log_paths(r: &Value) -> Vec<&str> {
+    r["artifacts"]["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect()
+}
+
 fn run(flow: &Path, ws: &Path) -> (i32, Value) {
     run_json(flow, ws, &[], |_| {})
 }
@@ -56,12 +66,7 @@ fn example_web_flow_passes() {
     assert_eq!(shots.len(), 1);
     let png = std::fs::read(shots[0]["path"].as_str().unwrap()).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let logs: Vec<&str> = r["artifacts"]["logs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["path"].as_str().unwrap())
-        .collect();
+    let logs = log_paths(&r);
     assert!(
         logs.iter().any(|p| p.ends_with("network.jsonl")),
         "{logs:?}"
@@ -294,12 +299,7 @@ fn a_dead_or_missing_server_and_an_error_page_are_named() {
     let reason = r["reason"].as_str().unwrap();
     assert!(reason.contains("exit status: 3"), "{reason}");
     assert!(reason.contains("served one request, bye"), "{reason}");
-    let logs: Vec<&str> = r["artifacts"]["logs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["path"].as_str().unwrap())
-        .collect();
+    let logs = log_paths(&r);
     let log = logs
         .iter()
         .find(|p| p.ends_with("server.log"))

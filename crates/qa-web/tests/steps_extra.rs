@@ -139,16 +139,7 @@ async fn cross_origin_popup_is_blocked_and_closed() {
     ] }"#).await;
     let f = o.failure().expect("fails");
     assert!(f.starts_with("web.popup.blocked"), "{f}");
-    // The blocked request is an observation of the step, not glued into
-    // the failure reason.
-    assert!(!f.contains("blocked request to"), "{f}");
-    assert!(
-        o.observations
-            .iter()
-            .any(|x| x.starts_with("blocked request to http://127.0.0.1:9")),
-        "{:?}",
-        o.observations
-    );
+    assert_blocked_is_an_observation(&o, f);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,14 +237,7 @@ async fn download_limits_and_containment() {
     ] }"#).await;
     let f = o.failure().expect("blocked origin");
     assert!(f.starts_with("web.download.none"), "{f}");
-    assert!(!f.contains("blocked request to"), "{f}");
-    assert!(
-        o.observations
-            .iter()
-            .any(|x| x.starts_with("blocked request to http://127.0.0.1:9")),
-        "{:?}",
-        o.observations
-    );
+    assert_blocked_is_an_observation(&o, f);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -364,4 +348,17 @@ async fn lighthouse_is_blocked_not_faked() {
     let f = o.failure().expect("blocked");
     assert!(f.starts_with("web.lighthouse.unavailable"), "{f}");
     assert!(f.ends_with("[blocked: lighthouse]"), "{f}");
+}
+
+/// The request to the blocked origin is an observation of the step, not
+/// glued into the failure reason `f`.
+fn assert_blocked_is_an_observation(o: &Outcome, f: &str) {
+    assert!(!f.contains("blocked request to"), "{f}");
+    assert!(
+        o.observations
+            .iter()
+            .any(|x| x.starts_with("blocked request to http://127.0.0.1:9")),
+        "{:?}",
+        o.observations
+    );
 }
