@@ -60,8 +60,9 @@ mod console {
 mod codes;
 mod drivers;
 mod guides;
-mod junit;
 mod output;
+mod private;
+mod reports;
 mod runs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -96,7 +97,7 @@ mod exit {
     long_about = "ui-qa runs a small declarative JSONC flow against a real surface and returns PASSED, FAILED or BLOCKED with evidence.\n\n\
         Start with `ui-qa guide --backend browser|tui|desktop` to learn the flow vocabulary, `ui-qa check FLOW` to validate a flow without launching anything, and `ui-qa run FLOW` to run it.",
     after_help = "Exit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled, 141 stdout closed.",
-    after_long_help = "Examples:\n  ui-qa check flow.jsonc                          validate, launch nothing\n  ui-qa run examples/tui-hello.jsonc              run a flow, evidence in .ui-qa/runs/<id>/\n  ui-qa run --json flow.jsonc > result.json       the result document on stdout\n  ui-qa run --virtual-display desktop.jsonc       desktop flow on a headless Linux host\n  ui-qa guide --backend tui --topic pty           how the terminal driver works\n\nExit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled, 141 stdout closed."
+    after_long_help = "Examples:\n  ui-qa check flow.jsonc                          validate, launch nothing\n  ui-qa run examples/tui-hello.jsonc              run a flow, evidence in .ui-qa/runs/<id>/\n  ui-qa run --json flow.jsonc > result.json       the result document on stdout\n  ui-qa run --virtual-display desktop.jsonc       desktop flow on a headless Linux host\n  ui-qa guide --backend tui --topic pty           how the terminal driver works\n  ui-qa report shard-*/ --output ui-qa-report     merge CI shards into one HTML index + JUnit\n\nExit codes: 0 passed, 1 failed, 2 invalid invocation or flow, 3 blocked, 124 timed out, 130 cancelled, 141 stdout closed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -145,6 +146,12 @@ enum Command {
         #[command(flatten)]
         host: HostArgs,
     },
+    /// Merge runs (CI shards, downloaded artifacts) into one HTML index and JUnit file.
+    ///
+    /// The exit code is the one `run` gives over the same runs (0 all
+    /// passed, 1 failed, 3 blocked, 124 timed out, 130 cancelled); 2 when
+    /// nothing could be merged.
+    Report(reports::command::ReportArgs),
     /// Print a JSON Schema (exactly the bytes of schemas/<name>.schema.json).
     Schema {
         /// Which schema.
@@ -224,8 +231,40 @@ struct RunArgs {
     /// Every UI_QA_SECRET_* variable is a secret too.
     #[arg(long, value_name = "NAME")]
     secret_env: Vec<String>,
+    /// Video of the page or window: on (default), off, or
+    /// retain-on-failure (kept only when the run does not pass). Wins over
+    /// the flow's `evidence.video`. Needs ffmpeg; without it the frames are
+    /// kept and the result says video is missing.
+    #[arg(long, value_name = "MODE")]
+    video: Option<RecordArg>,
+    /// Step trace of browser runs: on, off, or retain-on-failure (default).
+    /// Wins over the flow's `evidence.trace`.
+    #[arg(long, value_name = "MODE")]
+    trace: Option<RecordArg>,
     #[command(flatten)]
     host: HostArgs,
+}
+
+/// `--video` / `--trace` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum RecordArg {
+    /// Record and keep.
+    On,
+    /// Do not record.
+    Off,
+    /// Record; keep only when the run does not pass.
+    RetainOnFailure,
+}
+
+impl RecordArg {
+    fn mode(self) -> qa_core::recording::RecordMode {
+        use qa_core::recording::RecordMode;
+        match self {
+            RecordArg::On => RecordMode::On,
+            RecordArg::Off => RecordMode::Off,
+            RecordArg::RetainOnFailure => RecordMode::RetainOnFailure,
+        }
+    }
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -243,6 +282,8 @@ impl HostArgs {
         RunOptions {
             browser: self.browser.clone(),
             virtual_display: self.virtual_display,
+            video: None,
+            trace: None,
         }
     }
 }
@@ -574,6 +615,8 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                 req.run_id = args.run_id.clone();
                 req.timeout_ms = args.timeout_ms;
                 req.options = args.host.options();
+                req.options.video = args.video.map(RecordArg::mode);
+                req.options.trace = args.trace.map(RecordArg::mode);
                 req.secrets = secrets.clone();
                 req.processes = owner;
                 req.cancel = cancel;
@@ -582,7 +625,9 @@ async fn cmd_run(args: &RunArgs) -> u8 {
                     if sink.enabled() {
                         // One write per flow: its progress (when kept) and
                         // its summary, never interleaved with another's.
-                        let summary = output::render_summary(&path, r, &secrets, paint);
+                        let report = Path::new(&r.evidence_dir).join("report.html");
+                        let report = report.is_file().then_some(report.as_path());
+                        let summary = output::render_summary(&path, r, report, &secrets, paint);
                         eprint!("{}{summary}", sink.take());
                     }
                 }
@@ -624,21 +669,50 @@ async fn cmd_run(args: &RunArgs) -> u8 {
             runs::prune(runs_dir, args.keep_runs);
         }
     }
-    if results.len() > 1 && !args.quiet {
-        let runs: Vec<(PathBuf, &RunResult)> = ran.iter().cloned().zip(results.iter()).collect();
+    // Several flows: one index report over their runs.
+    let single = args.flows.len() == 1 && !args.flows[0].is_dir();
+    let mut index = None;
+    if !single && !results.is_empty() {
+        let pairs: Vec<(PathBuf, &RunResult)> = ran.iter().cloned().zip(results.iter()).collect();
+        match reports::write_run_index(&args.workspace, &pairs, &secrets) {
+            Ok(p) => {
+                runs::prune_reports(&args.workspace.join(reports::REPORTS_DIR), args.keep_runs);
+                index = Some(p);
+            }
+            Err(e) => eprintln!(
+                "ui-qa: the index report could not be written: {}",
+                output::clean(&e.to_string())
+            ),
+        }
+    }
+    if (results.len() > 1 || index.is_some()) && !args.quiet {
+        let runs: Vec<(String, &RunResult)> = ran
+            .iter()
+            .map(|p| output::clean_path(p))
+            .zip(results.iter())
+            .collect();
         eprint!(
             "{}",
-            output::render_tally(&runs, started.elapsed(), &secrets, paint)
+            output::render_tally(
+                &runs,
+                Some(started.elapsed()),
+                index.as_deref(),
+                &secrets,
+                paint
+            )
         );
     }
     if let Some(j) = &args.junit {
-        let pairs: Vec<(&Path, &RunResult)> = ran
+        let sources: Vec<String> = ran.iter().map(|p| p.display().to_string()).collect();
+        let pairs: Vec<(&str, &RunResult)> = sources
             .iter()
-            .map(PathBuf::as_path)
+            .map(String::as_str)
             .zip(results.iter())
             .collect();
-        let xml = secrets.redact(&junit::render(&pairs)).into_owned();
-        if let Err(e) = junit::write_private(j, &xml) {
+        let xml = secrets
+            .redact(&qa_core::report::junit::render(&pairs))
+            .into_owned();
+        if let Err(e) = private::write_replacing(j, xml.as_bytes()) {
             eprintln!("error: cannot write --junit {}: {e}", j.display());
             return exit::INVALID;
         }
@@ -647,7 +721,6 @@ async fn cmd_run(args: &RunArgs) -> u8 {
         // One flow given: the result document itself; several: an array
         // (even when a shard leaves one or none).
         // A directory gives an array, like several files.
-        let single = args.flows.len() == 1 && !args.flows[0].is_dir();
         let out = if single && results.len() == 1 {
             serde_json::to_string_pretty(&results[0])
         } else {
@@ -724,6 +797,7 @@ fn main() -> ExitCode {
             Command::Run(args) => cmd_run(args).await,
             Command::Guide { backend, topic } => cmd_guide(backend, topic.as_deref()),
             Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
+            Command::Report(args) => reports::command::run(args),
             Command::Schema { name } => {
                 match name {
                     SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),

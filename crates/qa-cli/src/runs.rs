@@ -1,5 +1,5 @@
 //! The workspace's run directories after a command: `runs/latest` points at
-//! the last run, and only the newest runs are kept.
+//! the last run, and only the newest runs (and index reports) are kept.
 
 use std::path::Path;
 
@@ -40,6 +40,20 @@ pub fn mark_latest(run_dir: &Path) -> std::io::Result<()> {
 /// regular `result.json`; symlinks and anything else are left alone.
 /// Answers the names removed.
 pub fn prune(runs: &Path, keep: usize) -> Vec<String> {
+    prune_finished(runs, keep, "result.json")
+}
+
+/// Removes the oldest index reports (`<workspace>/reports/<id>/`, with a
+/// generated id and a regular `index.html`) beyond the newest `keep` (0
+/// keeps every one). Answers the names removed.
+pub fn prune_reports(reports: &Path, keep: usize) -> Vec<String> {
+    prune_finished(reports, keep, "index.html")
+}
+
+/// Removes the oldest directories of `dir` with generated ids that hold a
+/// regular file `marker`, beyond the newest `keep`.
+fn prune_finished(dir: &Path, keep: usize, marker: &str) -> Vec<String> {
+    let runs = dir;
     if keep == 0 {
         return Vec::new();
     }
@@ -52,7 +66,7 @@ pub fn prune(runs: &Path, keep: usize) -> Vec<String> {
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| generated_id(n))
         .filter(|n| {
-            std::fs::symlink_metadata(runs.join(n).join("result.json"))
+            std::fs::symlink_metadata(runs.join(n).join(marker))
                 .is_ok_and(|m| m.file_type().is_file())
         })
         .collect();

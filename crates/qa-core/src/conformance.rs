@@ -296,6 +296,11 @@ pub async fn drive(
         secrets: secrets.clone(),
         flow_deadline,
         options: opts.run.clone(),
+        recording: crate::recording::Recording::resolve(
+            flow.evidence.as_ref(),
+            opts.run.video,
+            opts.run.trace,
+        ),
     };
     let mut steps: Vec<Driven> = Vec::new();
     let mut failure_evidence = Vec::new();
@@ -863,6 +868,11 @@ pub async fn close_is_bounded_and_clean(f: &Fixture) -> Result<ScenarioOutcome, 
         secrets,
         flow_deadline: Deadline::after_ms(flow.flow_timeout_ms()),
         options: f.options.clone(),
+        recording: crate::recording::Recording::resolve(
+            flow.evidence.as_ref(),
+            f.options.video,
+            f.options.trace,
+        ),
     };
     let mut session = match f.driver.open(&flow, ctx).await {
         Ok(s) => s,

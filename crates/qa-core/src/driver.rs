@@ -257,6 +257,10 @@ pub struct RunOptions {
     pub browser: Option<PathBuf>,
     /// Start an owned virtual display and session bus (`--virtual-display`).
     pub virtual_display: bool,
+    /// Video mode over the flow's (`--video`).
+    pub video: Option<crate::recording::RecordMode>,
+    /// Step trace mode over the flow's (`--trace`).
+    pub trace: Option<crate::recording::RecordMode>,
 }
 
 /// Everything a session needs from the runner.
@@ -272,6 +276,9 @@ pub struct SessionContext {
     pub flow_deadline: Deadline,
     /// Run options.
     pub options: RunOptions,
+    /// What the run records (video, step trace), resolved from the flow's
+    /// `evidence` section and the options.
+    pub recording: crate::recording::Recording,
 }
 
 /// What a surface looks like right now, typed per backend and bounded: no
@@ -394,6 +401,9 @@ pub enum NoteKind {
     Environment,
     /// Evidence that was written, withheld or could not be written.
     Evidence,
+    /// A capability the run went on without (video without `ffmpeg`):
+    /// not a failure, but evidence is missing until a person provides it.
+    MissingCapability,
 }
 
 /// A typed note from a driver, for the result's `observations`.

@@ -31,6 +31,8 @@ pub mod host;
 pub mod keys;
 pub mod mismatch;
 pub mod process;
+pub mod recording;
+pub mod report;
 pub mod result;
 pub mod secrets;
 
@@ -54,3 +56,4 @@ pub mod progress;
 pub mod runner;
 pub mod schema;
 pub mod select;
+pub mod video;

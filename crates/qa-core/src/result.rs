@@ -112,6 +112,10 @@ pub struct StepRecord {
     pub name: Option<String>,
     /// Outcome.
     pub status: StepStatus,
+    /// When the step started, in milliseconds after the run started
+    /// (absent for steps that never ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
     /// Why it failed (redacted; never echoes page text beyond the flow's own words).
@@ -278,6 +282,9 @@ pub enum ObservationKind {
     /// virtual display, how terminal evidence is rendered). Kept in the
     /// result; the human output leaves it out.
     Environment,
+    /// A capability the run went on without (video without `ffmpeg`); the
+    /// message says what is missing and how to provide it.
+    MissingCapability,
 }
 
 /// The result document.

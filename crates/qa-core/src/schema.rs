@@ -68,6 +68,7 @@ pub fn flow_schema_json() -> String {
     let target = g.subschema_for::<crate::flow::target::RawTarget>();
     let viewport = g.subschema_for::<crate::flow::Viewport>();
     let environment = g.subschema_for::<crate::flow::Environment>();
+    let evidence = g.subschema_for::<crate::recording::EvidenceSettings>();
     let step_target = g.subschema_for::<crate::flow::StepTarget>().to_value();
     let browser = kind_steps(BrowserAction::arg_schemas(&mut g), Some(&step_target));
     let terminal = kind_steps(TerminalAction::arg_schemas(&mut g), None);
@@ -99,6 +100,7 @@ pub fn flow_schema_json() -> String {
             "target": target.to_value(),
             "viewport": viewport.to_value(),
             "environment": environment.to_value(),
+            "evidence": evidence.to_value(),
             "timeoutMs": { "type": "integer", "minimum": 1, "maximum": 3600000 },
             "stepTimeoutMs": { "description": "Default deadline of actions and waits (default 15000).", "type": "integer", "minimum": 1, "maximum": 600000 },
             "assertTimeoutMs": { "description": "Default deadline of assert* steps (default 5000).", "type": "integer", "minimum": 1, "maximum": 600000 },

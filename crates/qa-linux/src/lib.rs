@@ -18,6 +18,12 @@
 //! - **`activate`** runs the element's default AT-SPI action; an element with
 //!   no action (an event box, a label with a click handler) is clicked at
 //!   the centre of its extents with XTest, and the step detail says so.
+//! - **Video** (`evidence.video` / `--video`, on by default): exactly the
+//!   application's window — the same X11 capture as its screenshots, never
+//!   the screen — at the flow's frame rate, as `artifacts/videos/window.webm`,
+//!   finished before the application's processes end. A run with secret
+//!   values records no video (pixels cannot be checked for them): it is
+//!   listed as withheld.
 //! - **BLOCKED, never a fake tree**: no display / Wayland only / no session
 //!   bus / no accessibility bus / an application that never registers
 //!   (`NO_AT_BRIDGE=1`, `GTK_A11Y=none`, toolkits without AT-SPI such as
@@ -51,6 +57,7 @@
 //!     secrets,
 //!     flow_deadline: Deadline::after_ms(30_000),
 //!     options: RunOptions { virtual_display: true, ..Default::default() },
+//!     recording: Default::default(),
 //! };
 //! let driver = qa_linux::LinuxDesktopDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;

@@ -28,6 +28,7 @@
 //!     secrets,
 //!     flow_deadline: Deadline::after_ms(60_000),
 //!     options: RunOptions::default(),
+//!     recording: Default::default(),
 //! };
 //! let driver = qa_web::WebDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;
@@ -59,6 +60,8 @@ mod contain;
 mod host;
 mod page;
 mod pump;
+mod record;
+mod recorders;
 mod session;
 mod shared;
 mod state;

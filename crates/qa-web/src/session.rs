@@ -15,6 +15,8 @@ use crate::host::launch;
 use crate::host::server::{self, StaticServer, TargetServer};
 use crate::page::{self, DomOp, Entered, Page, PageInfo};
 use crate::pump::spawn_pump;
+use crate::record;
+use crate::recorders::Recorders;
 use crate::shared::Shared;
 use crate::state::bounded;
 use crate::steps;
@@ -38,6 +40,10 @@ pub(crate) struct WebSession {
     proxy: Option<Proxy>,
     reported_notes: usize,
     reported_blocked: BlockedRequests,
+    /// Whether a step has started (the video's timeline begins then).
+    begun: bool,
+    /// The step trace, when the run keeps one.
+    trace: Option<record::trace::Trace>,
 }
 
 /// The auth vault is not implemented yet.
@@ -61,7 +67,10 @@ struct Environment {
 }
 
 impl Environment {
-    fn of(flow: &Flow) -> Environment {
+    /// The flow's environment; while video records, the post-action quiet
+    /// window is at least `videoSettleMs` (default 500) so the recording
+    /// shows each result.
+    fn of(flow: &Flow, recording: bool) -> Environment {
         let vp = flow.viewport.unwrap_or_default();
         let env = flow.environment.clone().unwrap_or_default();
         let scheme = match env.color_scheme {
@@ -79,7 +88,13 @@ impl Environment {
             timezone: env.timezone_id.unwrap_or_else(|| "UTC".into()),
             scheme,
             motion,
-            settle_ms: env.settle_ms.unwrap_or(100),
+            settle_ms: if recording {
+                env.settle_ms
+                    .unwrap_or(100)
+                    .max(env.video_settle_ms.unwrap_or(500))
+            } else {
+                env.settle_ms.unwrap_or(100)
+            },
         }
     }
 }
@@ -119,7 +134,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     origins.extend(t.allowed_origins.iter().cloned());
     let allow = Allowlist::new(origins);
 
-    let env = Environment::of(flow);
+    let env = Environment::of(flow, ctx.recording.video.records());
     let profile = ctx
         .evidence
         .scratch_dir("chromium-profile")
@@ -141,6 +156,15 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         .map_err(|e| DriverError::new(WebCode::CdpConnect, e.to_string()))?
         .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
     let sh = Shared::new(cdp.clone(), allow, blocked);
+    if ctx.recording.video.records() {
+        let _ = sh.video.set(Arc::new(Recorders::new(
+            ctx.evidence.clone(),
+            ctx.processes.clone(),
+            ctx.recording.video,
+            ctx.recording.bounds,
+            (env.width, env.height),
+        )));
+    }
     spawn_pump(sh.clone(), rx);
     let attach_failed =
         |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
@@ -174,6 +198,11 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             sh.allow.origins().join(", ")
         ),
     ));
+    let ctx_trace = ctx
+        .recording
+        .trace
+        .records()
+        .then(|| record::trace::Trace::new(ctx.recording.trace));
     let mut session = WebSession {
         page,
         base,
@@ -184,6 +213,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         proxy: Some(proxy),
         reported_notes: 0,
         reported_blocked: BlockedRequests::default(),
+        begun: false,
+        trace: ctx_trace,
     };
     let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
     if let Err(e) = session.page.navigate(start.as_str(), nav_deadline).await {
@@ -192,6 +223,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         session.publish_server_log();
         return Err(e);
     }
+    session.masked_frame(&session.page.clone()).await;
     Ok(session)
 }
 
@@ -353,6 +385,32 @@ impl WebSession {
         }
     }
 
+    /// With secrets in a recorded run, the video's next frame: a masked
+    /// capture of `page` (no frame when it cannot be masked).
+    async fn masked_frame(&self, page: &Page) {
+        let Some(rec) = self.page.sh.video.get() else {
+            return;
+        };
+        if !rec.masked() {
+            return;
+        }
+        let at = std::time::Instant::now();
+        let d = Deadline::after_ms(3000);
+        if let Some(jpeg) = artifacts::masked_video_frame(page, &self.ctx.evidence, d).await {
+            rec.push(&page.session, jpeg, at);
+        }
+    }
+
+    /// The first step starts: so does the video's timeline.
+    fn begin(&mut self) {
+        if !self.begun {
+            self.begun = true;
+            if let Some(rec) = self.page.sh.video.get() {
+                rec.begin(std::time::Instant::now());
+            }
+        }
+    }
+
     fn take_notes(&mut self) -> Vec<Note> {
         let blocked = self.page.sh.blocked();
         let st = self.page.sh.st();
@@ -389,9 +447,20 @@ impl SurfaceSession for WebSession {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
+        self.begin();
         let r = match page::enter(&self.page, step, true, deadline).await {
             Ok(Entered::Ready(page)) => {
-                steps::perform(&page, &self.base, &self.ctx.evidence, step, deadline).await
+                if let Some(t) = self.trace.as_mut() {
+                    t.begin(&page, &self.ctx.evidence, step).await;
+                }
+                let r = steps::perform(&page, &self.base, &self.ctx.evidence, step, deadline).await;
+                self.masked_frame(&page).await;
+                if let Some(t) = self.trace.as_mut() {
+                    let err = r.as_ref().err().map(|e| e.to_string());
+                    t.end_action(&page, &self.ctx.evidence, err.as_deref())
+                        .await;
+                }
+                r
             }
             Ok(Entered::NotYet(why)) => Err(DriverError::new(WebCode::TargetFrameNotFound, why)),
             Err(e) => Err(e),
@@ -413,8 +482,14 @@ impl SurfaceSession for WebSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
+        self.begin();
         let r = match page::enter(&self.page, step, false, deadline).await? {
-            Entered::Ready(page) => steps::verify(&page, step, deadline).await,
+            Entered::Ready(page) => {
+                if let Some(t) = self.trace.as_mut() {
+                    t.begin(&page, &self.ctx.evidence, step).await;
+                }
+                steps::verify(&page, step, deadline).await
+            }
             Entered::NotYet(observed) => Ok(Verdict::not_yet(observed)),
         };
         r.map_err(|e| popup_gone(step, e))
@@ -461,6 +536,13 @@ impl SurfaceSession for WebSession {
             notes: self.take_notes(),
             ..Default::default()
         };
+        self.masked_frame(&self.page.clone()).await;
+        result
+            .notes
+            .extend(record::finish_all(&self.page.sh, deadline).await);
+        if let Some(t) = self.trace.take() {
+            t.finish(&self.page, &self.ctx.evidence);
+        }
         artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
         let cdp = self.page.sh.cdp.clone();
         let _ = cdp

@@ -56,6 +56,9 @@ pub(crate) struct Shared {
     next_tap: AtomicU64,
     /// Events the pump has handled so far.
     handled: watch::Sender<u64>,
+    /// The run's video recordings (set once, before the first page
+    /// attaches, when the run records video).
+    pub video: std::sync::OnceLock<Arc<crate::recorders::Recorders>>,
 }
 
 impl Shared {
@@ -72,6 +75,7 @@ impl Shared {
             taps: Mutex::new(Vec::new()),
             next_tap: AtomicU64::new(1),
             handled: watch::channel(0).0,
+            video: std::sync::OnceLock::new(),
         })
     }
 

@@ -400,3 +400,110 @@ async fn a_page_that_removes_the_masks_gets_no_picture() {
     let note = withheld_note(&obs).unwrap_or_else(|| panic!("no withheld observation: {obs:?}"));
     assert!(note.contains("could not be masked"), "{note}");
 }
+
+const VIDEO_FLOW: &str = r#"{ "target": { "serve": "web", "url": "/secret-echo.html" },
+    "viewport": { "width": 1280, "height": 900 }, "steps": [
+    { "action": "fill", "locator": { "label": "Access token" }, "value": "Wombat7Quartz" },
+    { "action": "click", "locator": { "role": "button", "name": "Echo", "exact": true } },
+    { "action": "assertText", "locator": { "testId": "count" }, "equals": "echoed 1 times" },
+    { "action": "click", "locator": { "role": "button", "name": "Echo", "exact": true } }
+] }"#;
+
+/// Runs [`VIDEO_FLOW`] with video and the step trace on; returns the run
+/// (its evidence) once the session closed.
+async fn recorded_run(secret: bool) -> Run {
+    use qa_core::recording::{RecordMode, Recording};
+    let flow = Flow::parse(VIDEO_FLOW, &fixtures()).expect("flow parses");
+    let mut run = context();
+    run.ctx.recording = Recording {
+        video: RecordMode::On,
+        trace: RecordMode::On,
+        ..Default::default()
+    };
+    if secret {
+        run.ctx.secrets.add(SECRET);
+    }
+    let profile = run.ctx.evidence.run_dir().join("work/chromium-profile");
+    let s = qa_web::WebDriver::new()
+        .open(&flow, run.ctx.clone())
+        .await
+        .unwrap_or_else(|e| panic!("open: {}: {}", e.code, e.message));
+    let mut o = Open {
+        run,
+        flow,
+        s,
+        profile,
+    };
+    for i in 0..4 {
+        step(&mut o, i).await;
+    }
+    close(o).await.1
+}
+
+/// Every distinct frame of every video of the run, as PNG files.
+fn video_frames(run: &Run, out: &Path) -> Vec<PathBuf> {
+    let dir = run.ctx.evidence.run_dir().join("artifacts/videos");
+    let mut frames = Vec::new();
+    for v in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = v.path();
+        if p.extension().is_none_or(|e| e != "webm") {
+            continue;
+        }
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let ok = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-i"])
+            .arg(&p)
+            .args(["-vf", "mpdecimate", "-vsync", "vfr"])
+            .arg(out.join(format!("{stem}-%04d.png")))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    for f in std::fs::read_dir(out).unwrap().flatten() {
+        frames.push(f.path());
+    }
+    frames.sort();
+    frames
+}
+
+/// Video frames and the step trace's pictures follow the screenshots'
+/// rule: OCR reads the control word and never the secret. The same run
+/// without the secret registered shows it (positive control: the check
+/// can fail).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn video_frames_and_trace_pictures_mask_the_secret() {
+    let run = recorded_run(true).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let frames = video_frames(&run, tmp.path());
+    assert!(!frames.is_empty(), "the run has a video");
+    let mut read_control = false;
+    for f in &frames {
+        let text = fold(&text_of(f));
+        assert!(
+            !text.contains(&fold(SECRET)),
+            "the secret is readable in a video frame"
+        );
+        read_control |= text.contains(&fold(CONTROL));
+    }
+    assert!(read_control, "OCR reads the control word in the video");
+    let traces = run.ctx.evidence.run_dir().join("artifacts/traces");
+    let mut pictures = 0;
+    for f in std::fs::read_dir(&traces).unwrap().flatten() {
+        let p = f.path();
+        if p.extension().is_some_and(|e| e == "jpg") {
+            pictures += 1;
+            assert_masked(&p, "trace picture");
+        }
+    }
+    assert!(pictures >= 4, "{pictures} trace pictures");
+    let trace = std::fs::read(traces.join("trace.json")).expect("the trace was kept");
+    assert!(!String::from_utf8_lossy(&trace).contains(SECRET));
+
+    // Positive control: without the secret registered, the video shows it.
+    let run = recorded_run(false).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let shown = video_frames(&run, tmp.path())
+        .iter()
+        .any(|f| fold(&text_of(f)).contains(&fold(SECRET)));
+    assert!(shown, "OCR reads the unregistered value in the video");
+}

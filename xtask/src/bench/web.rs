@@ -14,7 +14,11 @@
 //!   navigation, the actions, checking that the result element reads
 //!   `done`, and closing the browser.
 //!   - ui-qa: one `ui-qa run` of the task's flow (role/label/text/testId
-//!     locators, then `assertText` on the result).
+//!     locators, then `assertText` on the result) with `--video off` — the
+//!     ratio, like for like with peers that record nothing; and again with
+//!     its default video (`--video on`: screencast, visualizer, the 500 ms
+//!     readable settle, WebM encoding), shown for reference, so the table
+//!     says what recording costs.
 //!   - Playwright: one `node playwright-task.mjs <task> <url>`
 //!     (`xtask/bench/peers/`).
 //!   - agent-browser: one CLI call per step as its users run it (`open`,
@@ -55,12 +59,15 @@ const TASK_TIMEOUT: Duration = Duration::from_secs(90);
 #[derive(Debug, Clone, Copy)]
 enum Who {
     UiQa,
+    /// ui-qa without its default video (like for like with the peers).
+    UiQaNoVideo,
     Playwright,
     AgentBrowser,
 }
 
-const CONTENDERS: [(Who, &str, Kind); 3] = [
-    (Who::UiQa, "ui-qa", Kind::UiQa),
+const CONTENDERS: [(Who, &str, Kind); 4] = [
+    (Who::UiQaNoVideo, "ui-qa --video off", Kind::UiQa),
+    (Who::UiQa, "ui-qa (video on)", Kind::Reference),
     (Who::Playwright, "playwright", Kind::Peer),
     (Who::AgentBrowser, "agent-browser", Kind::Peer),
 ];
@@ -127,11 +134,15 @@ impl Env<'_> {
     fn attempt(&self, who: Who, task: &str) -> Result<f64, String> {
         let url = format!("{}/{task}.html", self.origin);
         match who {
-            Who::UiQa => {
+            Who::UiQa | Who::UiQaNoVideo => {
                 let ws = self.ctx.scratch_dir("web-ws");
+                let video = match who {
+                    Who::UiQaNoVideo => "off",
+                    _ => "on",
+                };
                 let o = run_timed(
                     Command::new(&self.ctx.ui_qa)
-                        .args(["run", "--workspace"])
+                        .args(["run", "--video", video, "--workspace"])
                         .arg(&ws)
                         .arg("--browser")
                         .arg(chromium())

@@ -22,8 +22,15 @@ fn safe(secrets: &Secrets, text: &str) -> String {
     clean(&secrets.redact(text)).into_owned()
 }
 
-/// The summary of one run, every line ending in a newline.
-pub fn render_summary(flow: &Path, r: &RunResult, secrets: &Secrets, paint: Paint) -> String {
+/// The summary of one run, every line ending in a newline. `report` is the
+/// run's `report.html` when it was written; its `file:` link comes first.
+pub fn render_summary(
+    flow: &Path,
+    r: &RunResult,
+    report: Option<&Path>,
+    secrets: &Secrets,
+    paint: Paint,
+) -> String {
     let mut out = String::new();
     let tone = match r.status {
         RunStatus::Passed => Tone::Good,
@@ -44,6 +51,13 @@ pub fn render_summary(flow: &Path, r: &RunResult, secrets: &Secrets, paint: Pain
         clean_path(flow),
         r.duration_ms
     );
+    if let Some(report) = report {
+        let _ = writeln!(
+            out,
+            "  report: {}",
+            clean(&qa_core::evidence::file_uri(report))
+        );
+    }
     if let Some(reason) = &r.reason {
         let _ = writeln!(out, "  reason: {}", safe(secrets, reason));
     }

@@ -10,7 +10,7 @@ use qa_core::progress::ProgressEvent;
 use qa_core::result::RunResult;
 use qa_core::secrets::Secrets;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// A result of `backend` with `status`, then `patch`'s fields.
@@ -58,8 +58,16 @@ fn artifact(path: &str) -> Value {
     json!({ "path": path, "uri": format!("file://{path}"), "bytes": 10, "sha256": "00" })
 }
 
+/// The summary of a run whose `report.html` was written.
 fn summary(flow: &str, r: &RunResult) -> String {
-    render_summary(Path::new(flow), r, &Secrets::new(), Paint::PLAIN)
+    let report = Path::new(&r.evidence_dir).join("report.html");
+    render_summary(
+        Path::new(flow),
+        r,
+        Some(&report),
+        &Secrets::new(),
+        Paint::PLAIN,
+    )
 }
 
 #[test]
@@ -300,7 +308,7 @@ fn several_flows_end_with_a_tally() {
             "reason": "no display: run with --virtual-display"
         }),
     );
-    let runs: Vec<(PathBuf, &RunResult)> = vec![
+    let runs: Vec<(String, &RunResult)> = vec![
         ("flows/a.jsonc".into(), &pass),
         ("flows/b.jsonc".into(), &pass),
         ("flows/c.jsonc".into(), &fail),
@@ -308,11 +316,18 @@ fn several_flows_end_with_a_tally() {
     ];
     let text = render_tally(
         &runs,
-        Duration::from_millis(12_400),
+        Some(Duration::from_millis(12_400)),
+        Some(Path::new("/ws/reports/20261203-120000-abcdef/index.html")),
         &Secrets::new(),
         Paint::PLAIN,
     );
     insta::assert_snapshot!("tally", text);
+    // `ui-qa report` names runs, not flow files, and has no wall time.
+    let merged = render_tally(&runs[2..], None, None, &Secrets::new(), Paint::PLAIN);
+    assert!(
+        merged.starts_with("\n2 runs: 1 failed, 1 blocked\n"),
+        "{merged}"
+    );
 }
 
 #[test]
@@ -331,7 +346,7 @@ fn summaries_redact_secrets_and_escape_control_characters() {
             ]
         }),
     );
-    let text = render_summary(Path::new("f.jsonc"), &r, &secrets, Paint::PLAIN);
+    let text = render_summary(Path::new("f.jsonc"), &r, None, &secrets, Paint::PLAIN);
     assert!(!text.contains("hunter2-secret"), "{text}");
     assert!(!text.contains('\u{1b}'), "{text}");
 }

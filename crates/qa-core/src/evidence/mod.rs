@@ -18,6 +18,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Typed artifact groups of the result document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -87,6 +88,11 @@ pub struct Artifact {
     /// 1-based index of the step that produced it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
+    /// For a recording (video, replay): when its first frame was taken, in
+    /// milliseconds after the run started, so a viewer can place the steps
+    /// (`steps[].startedMs`) on its timeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
 }
 
 /// An artifact withheld because it contained a secret (its file is deleted).
@@ -283,6 +289,11 @@ pub struct Evidence {
     published: Mutex<Vec<Artifact>>,
     withheld: Mutex<Vec<WithheldArtifact>>,
     names: Mutex<HashSet<PathBuf>>,
+    /// Published artifacts kept only when the run does not pass
+    /// (`retain-on-failure` recordings).
+    conditional: Mutex<HashSet<PathBuf>>,
+    /// When the store (and so the run) was created.
+    started: Instant,
 }
 
 impl Evidence {
@@ -324,11 +335,23 @@ impl Evidence {
             published: Mutex::new(Vec::new()),
             withheld: Mutex::new(Vec::new()),
             names: Mutex::new(HashSet::new()),
+            conditional: Mutex::new(HashSet::new()),
+            started: Instant::now(),
         };
         e.root
             .ensure_dir(Path::new("artifacts"))
             .map_err(io_err(&e.run_dir.join("artifacts")))?;
         Ok(e)
+    }
+
+    /// When the run started (the store is created first).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Milliseconds from the run's start to `t` (0 before it).
+    pub fn offset_ms(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.started).as_millis() as u64
     }
 
     /// The absolute run directory.
@@ -545,12 +568,65 @@ impl Evidence {
             bytes: total,
             sha256: hex::encode(hasher.finalize()),
             step,
+            started_ms: None,
         };
         self.published
             .lock()
             .expect("published lock")
             .push(a.clone());
         Ok(Some(a))
+    }
+
+    /// Hashes, scans and publishes a recording whose first frame was taken
+    /// `started_ms` after the run started (see [`Artifact::started_ms`]).
+    pub fn publish_recording(
+        &self,
+        group: ArtifactGroup,
+        path: &Path,
+        step: Option<usize>,
+        started_ms: u64,
+    ) -> Result<Option<Artifact>, EvidenceError> {
+        let a = self.publish(group, path, step)?;
+        let Some(mut a) = a else { return Ok(None) };
+        a.started_ms = Some(started_ms);
+        let mut list = self.published.lock().expect("published lock");
+        if let Some(last) = list.iter_mut().rev().find(|x| x.path == a.path) {
+            last.started_ms = Some(started_ms);
+        }
+        Ok(Some(a))
+    }
+
+    /// Marks a published artifact as kept only if the run does not pass
+    /// (`retain-on-failure`); [`Evidence::discard_conditional`] removes it.
+    pub fn keep_only_on_failure(&self, path: &Path) {
+        self.conditional
+            .lock()
+            .expect("conditional lock")
+            .insert(path.to_path_buf());
+    }
+
+    /// Deletes every artifact marked with [`Evidence::keep_only_on_failure`]
+    /// and drops it from the published list; returns how many went. The
+    /// runner calls it when a run passed.
+    pub fn discard_conditional(&self) -> usize {
+        let marked: Vec<PathBuf> = self
+            .conditional
+            .lock()
+            .expect("conditional lock")
+            .drain()
+            .collect();
+        let mut list = self.published.lock().expect("published lock");
+        let mut n = 0;
+        for p in marked {
+            if let Ok(rel) = p.strip_prefix(&self.run_dir) {
+                if self.root.remove_file(rel).is_ok() {
+                    n += 1;
+                }
+            }
+            let s = p.display().to_string();
+            list.retain(|a| a.path != s);
+        }
+        n
     }
 
     /// Everything published so far.

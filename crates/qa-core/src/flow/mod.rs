@@ -60,6 +60,9 @@ pub struct Flow {
     /// Browser emulation settings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<Environment>,
+    /// What the run records besides step evidence (video, step trace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::recording::EvidenceSettings>,
     /// Deadline of the whole flow in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

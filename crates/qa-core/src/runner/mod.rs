@@ -196,6 +196,7 @@ pub async fn run(
     let selection = selected.selection.clone();
     progress.emit(ProgressEvent::selected(&selection));
     let mut acc = Acc::new(selection);
+    acc.run_started = evidence.started();
 
     let mut cleanup = CleanupReport::default();
     if !selected.probe.available() {
@@ -211,6 +212,11 @@ pub async fn run(
             secrets: req.secrets.clone(),
             flow_deadline,
             options: req.options.clone(),
+            recording: crate::recording::Recording::resolve(
+                flow.evidence.as_ref(),
+                req.options.video,
+                req.options.trace,
+            ),
         };
         if let Some(mut session) = launch(
             selected.driver.as_ref(),
@@ -261,6 +267,10 @@ pub async fn run(
             );
         }
     }
+    // `retain-on-failure` recordings go when the run passed.
+    if acc.status == crate::result::RunStatus::Passed {
+        evidence.discard_conditional();
+    }
     let result = acc.assemble(record::Finish {
         evidence: &evidence,
         secrets: &req.secrets,
@@ -274,6 +284,13 @@ pub async fn run(
         if let Ok(s) = serde_json::to_string_pretty(&result) {
             let _ = f.write_all(s.as_bytes());
             let _ = f.write_all(b"\n");
+        }
+    }
+    // The page a person opens; fails closed: no report if a secret is in it.
+    let html = crate::report::render_run(&result, evidence.run_dir());
+    if !req.secrets.found_in(html.as_bytes()) {
+        if let Ok((_, mut f)) = evidence.root_file("report.html") {
+            let _ = f.write_all(html.as_bytes());
         }
     }
     progress.emit(ProgressEvent::finished(&result));

@@ -30,6 +30,8 @@ pub(super) struct Acc {
     /// The stage during which the run stopped passing.
     pub fail_stage: Option<String>,
     pub handoff: Option<BlockedHandoff>,
+    /// When the run started (step start offsets are measured from it).
+    pub run_started: std::time::Instant,
 }
 
 /// What assembling the result needs besides the record.
@@ -58,6 +60,7 @@ impl Acc {
             stage: "select".into(),
             fail_stage: None,
             handoff: None,
+            run_started: std::time::Instant::now(),
         }
     }
 
@@ -124,6 +127,7 @@ impl Acc {
                 action: s.action_name().into(),
                 name: s.name.clone(),
                 status: StepStatus::Skipped,
+                started_ms: None,
                 duration_ms: 0,
                 reason: None,
                 detail: None,
@@ -285,6 +289,7 @@ fn redact_result(secrets: &Secrets, result: RunResult) -> RunResult {
 pub(super) fn observation_kind(n: &Note, otherwise: ObservationKind) -> ObservationKind {
     match n.kind {
         NoteKind::Environment => ObservationKind::Environment,
+        NoteKind::MissingCapability => ObservationKind::MissingCapability,
         NoteKind::Info
         | NoteKind::BlockedRequest
         | NoteKind::Dialog

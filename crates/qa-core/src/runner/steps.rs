@@ -184,6 +184,7 @@ pub(super) async fn run_steps(
             action: step.action_name().into(),
             name: step.name.clone(),
             status,
+            started_ms: Some(t.saturating_duration_since(acc.run_started).as_millis() as u64),
             duration_ms: dur.as_millis() as u64,
             failure: (status != StepStatus::Passed)
                 .then(|| failure_of(step, mismatch))

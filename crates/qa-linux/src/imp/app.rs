@@ -10,6 +10,7 @@ use super::tree::{children, Fields};
 use crate::codes::DesktopCode;
 use qa_core::DriverError;
 use std::sync::Arc;
+use x11rb::protocol::xproto::Window;
 
 /// Most top-level windows read from the accessibility bus at once.
 const WINDOW_CAP: usize = 64;
@@ -32,6 +33,8 @@ pub(crate) struct App {
     pub window_title: Option<String>,
     /// The X display name (`:N`), for messages.
     pub display: String,
+    /// The X window [`App::x_window`] picked last (the window video follows it).
+    pub picked: tokio::sync::watch::Sender<Option<Window>>,
 }
 
 /// A top-level accessible window.
@@ -73,11 +76,7 @@ impl App {
     /// The processes whose X windows are the application's: the bus
     /// connection's process, plus every process of the launched one.
     pub(crate) fn pids(&self) -> Vec<u32> {
-        let mut v = vec![self.pid];
-        if let Some(l) = self.launched_pid {
-            v.extend(procs::members_now(l));
-        }
-        v
+        procs::window_pids(self.pid, self.launched_pid)
     }
 
     /// Runs blocking X11 work off the async runtime; a task that fails to
@@ -105,6 +104,16 @@ impl App {
     /// The X window to capture / type into: the flow's window title, else the
     /// active accessible window, else the first showing one, else the largest.
     pub(crate) async fn x_window(&self) -> Result<XWindow, DriverError> {
+        let w = self.pick_window().await?;
+        self.picked.send_if_modified(|p| {
+            let changed = *p != Some(w.id);
+            *p = Some(w.id);
+            changed
+        });
+        Ok(w)
+    }
+
+    async fn pick_window(&self) -> Result<XWindow, DriverError> {
         let wins = self.windows().await;
         let want = self.window_title.clone().or_else(|| {
             wins.iter()

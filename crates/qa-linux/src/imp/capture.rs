@@ -5,7 +5,7 @@
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState, StackMode,
-    Window,
+    Window, WindowClass,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
@@ -131,6 +131,90 @@ impl X11 {
         out
     }
 
+    /// The owners (`_NET_WM_PID`, looked up in a window manager's frame
+    /// too; `None`: unknown) of the viewable windows stacked above `w`'s
+    /// top-level window that overlap `w` on the screen: without a
+    /// compositor their pixels show in a capture of `w`.
+    pub(crate) fn covering_owners(&self, w: Window) -> XResult<Vec<Option<u32>>> {
+        let g = self
+            .conn
+            .get_geometry(w)
+            .map_err(err("GetGeometry"))?
+            .reply()
+            .map_err(err("GetGeometry"))?;
+        let at = self
+            .conn
+            .translate_coordinates(w, self.root, 0, 0)
+            .map_err(err("TranslateCoordinates"))?
+            .reply()
+            .map_err(err("TranslateCoordinates"))?;
+        let ours = Rect::new(at.dst_x, at.dst_y, g.width, g.height);
+        let mut top = w;
+        for _ in 0..16 {
+            let t = self
+                .conn
+                .query_tree(top)
+                .map_err(err("QueryTree"))?
+                .reply()
+                .map_err(err("QueryTree"))?;
+            if t.parent == self.root || t.parent == x11rb::NONE {
+                break;
+            }
+            top = t.parent;
+        }
+        let stack = self
+            .conn
+            .query_tree(self.root)
+            .map_err(err("QueryTree"))?
+            .reply()
+            .map_err(err("QueryTree"))?
+            .children;
+        let Some(pos) = stack.iter().position(|&c| c == top) else {
+            return Err(format!("window 0x{top:x} is not on the screen"));
+        };
+        let mut out = Vec::new();
+        for &c in &stack[pos + 1..] {
+            let attrs = self
+                .conn
+                .get_window_attributes(c)
+                .map_err(err("GetWindowAttributes"))?
+                .reply();
+            // Gone since the QueryTree: it shows nothing.
+            let Ok(attrs) = attrs else { continue };
+            if attrs.map_state != MapState::VIEWABLE || attrs.class == WindowClass::INPUT_ONLY {
+                continue;
+            }
+            let Ok(Ok(cg)) = self.conn.get_geometry(c).map(|r| r.reply()) else {
+                continue;
+            };
+            let b = 2 * cg.border_width;
+            if !ours.overlaps(&Rect::new(
+                cg.x,
+                cg.y,
+                cg.width.saturating_add(b),
+                cg.height.saturating_add(b),
+            )) {
+                continue;
+            }
+            out.push(self.owner_of(c, 0));
+        }
+        Ok(out)
+    }
+
+    /// `_NET_WM_PID` of `w`, or of a client inside it (a window manager's frame).
+    fn owner_of(&self, w: Window, depth: u8) -> Option<u32> {
+        if let Some(p) = self.pid_of(w) {
+            return Some(p);
+        }
+        if depth >= 2 {
+            return None;
+        }
+        let tree = self.conn.query_tree(w).ok()?.reply().ok()?;
+        tree.children
+            .iter()
+            .find_map(|&c| self.owner_of(c, depth + 1))
+    }
+
     fn describe(&self, w: Window, pid: u32) -> Option<XWindow> {
         let g = self.conn.get_geometry(w).ok()?.reply().ok()?;
         let t = self
@@ -204,6 +288,13 @@ impl X11 {
     /// Captures exactly the window's pixels (its visible frame, without
     /// client-side shadow margins) as an RGB PNG. Returns `(png, width, height)`.
     pub(crate) fn capture_png(&self, w: Window) -> XResult<(Vec<u8>, u32, u32)> {
+        let f = self.capture_rgb(w)?;
+        Ok((f.png()?, f.width, f.height))
+    }
+
+    /// Captures exactly the window's pixels (its visible frame, without
+    /// client-side shadow margins), read at its current geometry.
+    pub(crate) fn capture_rgb(&self, w: Window) -> XResult<RgbFrame> {
         let g = self
             .conn
             .get_geometry(w)
@@ -246,7 +337,53 @@ impl X11 {
         }
         let lsb = setup.image_byte_order == x11rb::protocol::xproto::ImageOrder::LSB_FIRST;
         let rgb = bgrx_to_rgb(&img.data, width, height, lsb)?;
-        Ok((encode_png(&rgb, width, height)?, width, height))
+        Ok(RgbFrame { rgb, width, height })
+    }
+}
+
+/// One capture of a window: RGB8 rows, top to bottom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RgbFrame {
+    /// `width * height * 3` bytes.
+    pub rgb: Vec<u8>,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+impl RgbFrame {
+    /// The frame as a PNG (fast compression).
+    pub(crate) fn png(&self) -> XResult<Vec<u8>> {
+        encode_png(&self.rgb, self.width, self.height)
+    }
+}
+
+/// A rectangle on the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rect {
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+}
+
+impl Rect {
+    fn new(x: i16, y: i16, width: u16, height: u16) -> Rect {
+        Rect {
+            x: x.into(),
+            y: y.into(),
+            width: width.into(),
+            height: height.into(),
+        }
+    }
+
+    /// Whether the two share at least one pixel.
+    fn overlaps(&self, o: &Rect) -> bool {
+        self.x < o.x + o.width
+            && o.x < self.x + self.width
+            && self.y < o.y + o.height
+            && o.y < self.y + self.height
     }
 }
 
@@ -292,6 +429,16 @@ pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> XResult<Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rectangles_overlap_only_when_they_share_a_pixel() {
+        let a = Rect::new(0, 0, 100, 100);
+        assert!(a.overlaps(&Rect::new(99, 99, 10, 10)));
+        assert!(a.overlaps(&Rect::new(-5, -5, 10, 10)));
+        // Edge to edge: no shared pixel.
+        assert!(!a.overlaps(&Rect::new(100, 0, 10, 10)));
+        assert!(!a.overlaps(&Rect::new(0, -10, 10, 10)));
+    }
 
     #[test]
     fn converts_and_encodes() {

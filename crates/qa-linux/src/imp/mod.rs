@@ -4,9 +4,11 @@
 //!
 //! Imports flow one way; each module uses only those listed after it:
 //!
-//! - `open` (probe, open) → `register`, `session`, `app`, `artifacts`, `bus`, `capture`, `display`
+//! - `open` (probe, open) → `register`, `session`, `video`, `app`, `artifacts`, `bus`, `capture`,
+//!   `display`
 //! - `session` (step dispatch, observe, close) → `checks`, `artifacts`, `pointer`, `keys`,
-//!   `actions`, `app`, `capture`, `display`
+//!   `video`, `actions`, `app`, `capture`, `display`
+//! - `video` (the window's video: capture task and recorder) → `capture`, `procs`
 //! - `checks` (assertion verdicts) → `actions`, `app`, `tree`
 //! - `artifacts` (screenshots, snapshots, app logs) → `actions`, `app`, `tree`, `capture`, `display`
 //! - `pointer` (the click fallback of `activate`) → `app`, `bus`, `tree`, `objref`, `capture`, `display`
@@ -37,5 +39,6 @@ mod procs;
 mod register;
 mod session;
 mod tree;
+mod video;
 
 pub(crate) use open::{open, probe};

@@ -9,6 +9,7 @@ use super::capture::X11;
 use super::display::{self, missing, DesktopEnv};
 use super::register::{wait_registration, ATTACH_REGISTRATION_MS, REGISTRATION_MS};
 use super::session::LinuxSession;
+use super::video::{self, WindowVideo};
 use crate::codes::DesktopCode;
 use qa_core::flow::{ApplicationTarget, Target};
 use qa_core::host::which;
@@ -232,19 +233,33 @@ async fn open_inner(
     let reg_deadline = deadline.min(Deadline::after_ms(reg_ms));
     let entry = wait_registration(&a11y, &x11, env, &app, launched.as_mut(), reg_deadline).await?;
     let env = opening.env.take().expect("set");
+    let (picked, _) = tokio::sync::watch::channel(None);
+    let app = App {
+        a11y,
+        x11,
+        root: entry.root,
+        name: entry.name,
+        pid: entry.pid.unwrap_or(0),
+        launched_pid,
+        window_title: app.window.as_ref().and_then(|w| w.title.clone()),
+        display: env.display.clone(),
+        picked,
+    };
+    let video = WindowVideo::start(
+        ctx,
+        video::Target {
+            x11: app.x11.clone(),
+            bus_pid: app.pid,
+            launched_pid,
+            title: app.window_title.clone(),
+            picked: app.picked.subscribe(),
+        },
+    );
     Ok(Box::new(LinuxSession {
         ctx: ctx.clone(),
-        app: App {
-            a11y,
-            x11,
-            root: entry.root,
-            name: entry.name,
-            pid: entry.pid.unwrap_or(0),
-            launched_pid,
-            window_title: app.window.as_ref().and_then(|w| w.title.clone()),
-            display: env.display.clone(),
-        },
+        app,
         env,
         launched,
+        video,
     }))
 }

@@ -31,6 +31,17 @@ pub(crate) fn members_now(root: u32) -> Vec<u32> {
     members(&identity::table(), root)
 }
 
+/// The processes whose X windows are the application's: the one owning
+/// its accessibility-bus connection (`bus_pid`), plus every process of the
+/// launched one (read now).
+pub(crate) fn window_pids(bus_pid: u32, launched: Option<u32>) -> Vec<u32> {
+    let mut v = vec![bus_pid];
+    if let Some(l) = launched {
+        v.extend(members_now(l));
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

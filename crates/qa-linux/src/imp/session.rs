@@ -10,6 +10,7 @@ use super::checks;
 use super::display::{self, DesktopEnv};
 use super::keys;
 use super::pointer;
+use super::video::WindowVideo;
 use crate::codes::DesktopCode;
 use crate::locate::truncate;
 use async_trait::async_trait;
@@ -27,6 +28,9 @@ const OBSERVE_MS: u64 = 2_000;
 const OBSERVE_WINDOWS: usize = 20;
 /// Characters of one window title in an observation.
 const OBSERVE_TITLE_CHARS: usize = 120;
+/// Time `close` keeps for ending the processes beyond their grace period
+/// (finishing the video gets the rest of its deadline).
+const CLOSE_RESERVE: Duration = Duration::from_millis(1_000);
 
 /// An open session on one application.
 pub(crate) struct LinuxSession {
@@ -38,6 +42,8 @@ pub(crate) struct LinuxSession {
     pub app: App,
     /// The launched process's handle (`None` when attached).
     pub launched: Option<tokio::process::Child>,
+    /// The application window's video.
+    pub video: WindowVideo,
 }
 
 impl LinuxSession {
@@ -333,13 +339,20 @@ impl SurfaceSession for LinuxSession {
             env,
             app,
             launched,
+            video,
         } = *self;
+        // The video first, while the window is still there (it may have
+        // closed already: the video ends at its last frame); what it leaves
+        // of the deadline is kept for ending the processes.
+        let keep = DEFAULT_GRACE + CLOSE_RESERVE;
+        let video_deadline = Deadline::after(deadline.remaining().saturating_sub(keep));
+        let mut notes = video.finish(video_deadline).await;
         // Off the accessibility bus before its processes end.
         drop(app);
         let cleanup = ctx.processes.end_all(DEFAULT_GRACE, deadline).await;
         drop(launched);
         display::remove_runtime_dir(&env);
-        let mut notes = artifacts::app_logs(&ctx);
+        notes.extend(artifacts::app_logs(&ctx));
         if env.owned {
             notes.push(Note::new(
                 NoteKind::Environment,

@@ -88,6 +88,7 @@ pub fn context(workspace: &Path) -> SessionContext {
         secrets,
         flow_deadline: Deadline::after_ms(120_000),
         options: RunOptions::default(),
+        recording: Default::default(),
     }
 }
 

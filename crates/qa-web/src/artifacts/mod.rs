@@ -11,7 +11,7 @@ mod screenshot;
 
 pub(crate) use ax::ax_snapshot;
 pub(crate) use logs::{server_log, write_logs};
-pub(crate) use screenshot::screenshot;
+pub(crate) use screenshot::{masked_video_frame, screenshot};
 
 use qa_core::{Artifact, ArtifactGroup, DriverError, Evidence};
 

@@ -90,12 +90,6 @@ async fn capture_raw(page: &Page, cmd: &CaptureScreenshot) -> Result<Vec<u8>, Dr
 /// `Page.captureScreenshot` of `page` with every secret on it covered.
 /// `Ok(None)`: withheld (a note says why). Without secrets in the run, a
 /// plain capture.
-///
-/// One round: find what shows a secret ([`mask::plan`]); if some of it
-/// cannot be covered, withhold; cover the rest (`maskShow`), capture,
-/// uncover (`maskHide`, always); then look again: the picture is kept only
-/// if the same places show secrets and nothing moved while it was taken
-/// (otherwise another round). Any error of the masking step withholds.
 async fn capture(
     page: &Page,
     evidence: &Evidence,
@@ -104,23 +98,57 @@ async fn capture(
     deadline: Deadline,
 ) -> Result<Option<Vec<u8>>, DriverError> {
     let secrets = evidence.secrets();
-    if secrets.is_empty() {
-        return capture_raw(page, cmd).await.map(Some);
+    match capture_masked(page, evidence, cmd, deadline).await? {
+        Ok(png) => Ok(Some(png)),
+        Err(why) => {
+            let note = format!(
+                "screenshot {base}.png withheld: a secret is shown on the page and could not be masked ({why})"
+            );
+            page.sh.note(Note::new(
+                NoteKind::Evidence,
+                secrets.redact(&note).into_owned(),
+            ));
+            evidence.withhold(
+                &format!("{base}.png"),
+                "a secret is shown on the page and could not be masked; no picture was taken",
+            );
+            Ok(None)
+        }
     }
-    let withhold = |why: &str| {
-        let note = format!(
-            "screenshot {base}.png withheld: a secret is shown on the page and could not be masked ({why})"
-        );
-        page.sh.note(Note::new(
-            NoteKind::Evidence,
-            secrets.redact(&note).into_owned(),
-        ));
-        evidence.withhold(
-            &format!("{base}.png"),
-            "a secret is shown on the page and could not be masked; no picture was taken",
-        );
-        Ok(None)
-    };
+}
+
+/// A video frame (JPEG of the viewport) with every secret on the page
+/// covered; `None` when it could not be masked (no frame is kept then).
+pub(crate) async fn masked_video_frame(
+    page: &Page,
+    evidence: &Evidence,
+    deadline: Deadline,
+) -> Option<Vec<u8>> {
+    match capture_masked(page, evidence, &CaptureScreenshot::jpeg(), deadline).await {
+        Ok(Ok(jpeg)) => Some(jpeg),
+        Ok(Err(_)) | Err(_) => None,
+    }
+}
+
+/// The capture with every secret covered: `Ok(Err(why))` when it cannot be
+/// masked (nothing may be kept).
+///
+/// One round: find what shows a secret ([`mask::plan`]); if some of it
+/// cannot be covered, withhold; cover the rest (`maskShow`), capture,
+/// uncover (`maskHide`, always); then look again: the picture is kept only
+/// if the same places show secrets and nothing moved while it was taken
+/// (otherwise another round). Any error of the masking step withholds.
+async fn capture_masked(
+    page: &Page,
+    evidence: &Evidence,
+    cmd: &CaptureScreenshot,
+    deadline: Deadline,
+) -> Result<Result<Vec<u8>, String>, DriverError> {
+    let secrets = evidence.secrets();
+    if secrets.is_empty() {
+        return capture_raw(page, cmd).await.map(Ok);
+    }
+    let withhold = |why: &str| Ok(Err(why.to_string()));
     let mut why = String::from("the page kept changing while it was captured");
     for _ in 0..MASK_ATTEMPTS {
         let plan = match mask::plan(page, secrets, deadline).await {
@@ -173,7 +201,7 @@ async fn capture(
             return withhold(e);
         }
         if after.same_places(&plan) {
-            return Ok(Some(png));
+            return Ok(Ok(png));
         }
         why = "the places showing a secret changed while the picture was taken".into();
     }

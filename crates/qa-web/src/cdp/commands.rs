@@ -448,6 +448,9 @@ command!(GetDomCounters = "Memory.getDOMCounters" -> Value);
 pub(crate) struct AddScriptToEvaluateOnNewDocument {
     pub source: String,
     pub run_immediately: bool,
+    /// An isolated world of this name (`None`: the page's main world).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub world_name: Option<&'static str>,
 }
 command!(AddScriptToEvaluateOnNewDocument = "Page.addScriptToEvaluateOnNewDocument" -> Empty);
 
@@ -508,7 +511,7 @@ pub(crate) struct Clip {
     pub scale: u32,
 }
 
-/// `Page.captureScreenshot` (PNG).
+/// `Page.captureScreenshot` (PNG, or JPEG for video frames).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CaptureScreenshot {
@@ -521,7 +524,42 @@ pub(crate) struct CaptureScreenshot {
 }
 command!(CaptureScreenshot = "Page.captureScreenshot" -> Screenshot);
 
+/// `Page.startScreencast`: a frame each time the page paints.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StartScreencast {
+    pub format: &'static str,
+    pub quality: u32,
+    pub max_width: u32,
+    pub max_height: u32,
+    pub every_nth_frame: u32,
+}
+command!(StartScreencast = "Page.startScreencast" -> Empty);
+
+/// `Page.screencastFrameAck`: the next frame may come.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScreencastFrameAck {
+    pub session_id: i64,
+}
+command!(ScreencastFrameAck = "Page.screencastFrameAck" -> Empty);
+
+no_params! {
+    /// `Page.stopScreencast`.
+    StopScreencast = "Page.stopScreencast";
+}
+
 impl CaptureScreenshot {
+    /// A JPEG of the viewport (video frames).
+    pub fn jpeg() -> CaptureScreenshot {
+        CaptureScreenshot {
+            format: "jpeg",
+            from_surface: true,
+            capture_beyond_viewport: None,
+            clip: None,
+        }
+    }
+
     /// A PNG of the viewport (`None`) or of a clip beyond it.
     pub fn png(clip: Option<Clip>) -> CaptureScreenshot {
         CaptureScreenshot {

@@ -72,6 +72,8 @@ events! {
     RuntimeExecutionContextsCleared = "Runtime.executionContextsCleared",
     /// A JavaScript dialog opened.
     PageJavascriptDialogOpening = "Page.javascriptDialogOpening",
+    /// A screencast frame (acknowledge it for the next).
+    PageScreencastFrame = "Page.screencastFrame",
     /// An HTML5 drag was intercepted (`Input.setInterceptDrags`).
     InputDragIntercepted = "Input.dragIntercepted",
     /// A download is about to begin.
@@ -350,6 +352,16 @@ pub struct DialogOpening {
     pub kind: Option<String>,
     /// The dialog's message.
     pub message: String,
+}
+
+/// `Page.screencastFrame`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ScreencastFrame {
+    /// Base64 JPEG.
+    pub data: String,
+    /// The frame number to acknowledge.
+    pub session_id: i64,
 }
 
 /// `Input.dragIntercepted`.

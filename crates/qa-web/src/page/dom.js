@@ -347,6 +347,13 @@ async (op, spec, arg) => {
     if (arg.attribute) out.attribute = el.getAttribute(arg.attribute);
     return out;
   }
+  if (op === 'resolved') {
+    const r = resolve(spec);
+    if (r.list.length !== 1) return null;
+    const el = r.list[0];
+    const b = el.getBoundingClientRect();
+    return { role: roleOf(el), name: (accName(el) || '').slice(0, 200), x: b.x, y: b.y, w: b.width, h: b.height };
+  }
   if (op === 'candidates') {
     // For a failure message: the elements a locator matched (when it
     // matched several) or the closest ones (when it matched none), at most

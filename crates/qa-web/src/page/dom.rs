@@ -159,6 +159,9 @@ pub(crate) enum DomOp<'a> {
     MaskShow,
     /// Removes every mask ([`MaskHidden`]).
     MaskHide,
+    /// The one element a locator matches: role, name and box, for the
+    /// step trace ([`Resolved`]`?`; `null` unless exactly one matches).
+    Resolved(&'a Locator),
 }
 
 impl DomOp<'_> {
@@ -178,6 +181,7 @@ impl DomOp<'_> {
             DomOp::PageInfo => "page",
             DomOp::MaskShow => "maskShow",
             DomOp::MaskHide => "maskHide",
+            DomOp::Resolved(_) => "resolved",
         }
     }
 
@@ -189,6 +193,7 @@ impl DomOp<'_> {
             | DomOp::State(l, _)
             | DomOp::CountVisible(l)
             | DomOp::Candidates(l)
+            | DomOp::Resolved(l)
             | DomOp::FrameInfo(l)
             | DomOp::FrameBox(l, _) => locator_spec(l),
             DomOp::Settle
@@ -225,6 +230,7 @@ impl DomOp<'_> {
             DomOp::Element(_)
             | DomOp::CountVisible(_)
             | DomOp::Candidates(_)
+            | DomOp::Resolved(_)
             | DomOp::Settle
             | DomOp::Metrics
             | DomOp::FrameInfo(_)
@@ -567,6 +573,24 @@ pub(crate) struct Candidates {
     pub total: u64,
     /// The first ten.
     pub list: Vec<RawCandidate>,
+}
+
+/// What a locator resolved to (the step trace).
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Resolved {
+    /// Its role.
+    pub role: Option<String>,
+    /// Its accessible name (at most 200 characters).
+    pub name: Option<String>,
+    /// Its box in the viewport (CSS px).
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
 }
 
 /// One element of [`Candidates`].

@@ -10,7 +10,7 @@ mod scope;
 pub(crate) use dom::{
     ActKind, ActReply, Candidates, Check, ClickPoint, Counted, DomOp, ElementRect, ElementState,
     Filled, MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed, Read,
-    Unfit, Unmaskable, DOM_JS,
+    Resolved, Unfit, Unmaskable, DOM_JS,
 };
 pub(crate) use input::{key_definition, key_event};
 pub(crate) use scope::{enter, popup_closed, popup_page, target_gone, to_page, Entered};

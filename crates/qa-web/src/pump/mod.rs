@@ -56,6 +56,7 @@ fn handle(sh: &Arc<Shared>, ev: &CdpEvent) {
         Event::RuntimeExecutionContextDestroyed => page::context_destroyed(sh, ev),
         Event::RuntimeExecutionContextsCleared => page::contexts_cleared(sh, ev),
         Event::PageJavascriptDialogOpening => page::dialog_opening(sh, ev),
+        Event::PageScreencastFrame => crate::record::frame(sh, ev),
         // Read only by the steps that tap them.
         Event::InputDragIntercepted
         | Event::BrowserDownloadWillBegin

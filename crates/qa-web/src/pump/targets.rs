@@ -38,6 +38,7 @@ pub(super) fn detached(sh: &Shared, ev: &CdpEvent) {
         return;
     }
     let s = d.session_id.as_str();
+    crate::record::detached(sh, s);
     let mut st = sh.st();
     st.sessions.retain(|_, v| v != s);
     st.ready.remove(s);
@@ -126,10 +127,15 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
         let script = AddScriptToEvaluateOnNewDocument {
             source: guard.clone(),
             run_immediately: true,
+            world_name: None,
         };
         let _ = cdp.call_typed(s, &script).await;
     }
     let _ = cdp.call_typed(s, &Evaluate::expression(guard)).await;
+    if kind == "page" {
+        let main = sh.st().main_session.is_none();
+        crate::record::install(&sh, &sid, main).await;
+    }
     if a.waiting_for_debugger {
         let _ = cdp.call_typed(s, &RunIfWaitingForDebugger {}).await;
     }

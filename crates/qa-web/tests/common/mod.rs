@@ -135,6 +135,12 @@ pub fn context() -> Run {
         secrets,
         flow_deadline: Deadline::after_ms(60_000),
         options: RunOptions::default(),
+        // Video is tested where it is asked for; the other tests skip its cost.
+        recording: qa_core::recording::Recording {
+            video: qa_core::recording::RecordMode::Off,
+            trace: qa_core::recording::RecordMode::Off,
+            ..Default::default()
+        },
     };
     Run {
         _dir: dir,

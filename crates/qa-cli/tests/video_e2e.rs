@@ -1,0 +1,383 @@
+//! Video evidence end to end through the `ui-qa` binary: a browser flow
+//! with clicks, a drag and typing is recorded as a WebM that `ffprobe`
+//! reads, with the interaction visualizer in its frames; without `ffmpeg`
+//! the run still passes and keeps its frames; a popup gets its own video.
+
+mod common;
+
+use common::{assert_clean, root, run_json};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const VIEW_W: u64 = 800;
+const VIEW_H: u64 = 600;
+
+/// The flow: two clicks, typing and a pointer drag on the recording fixture.
+const FLOW: &str = r#"{
+  "target": { "serve": "web", "url": "record.html" },
+  "viewport": { "width": 800, "height": 600 },
+  "evidence": { "video": "on" },
+  "steps": [
+    { "action": "click", "locator": { "role": "button", "name": "Count" } },
+    { "action": "fill", "locator": { "label": "Name" }, "value": "Ada Lovelace" },
+    { "action": "press", "locator": { "label": "Name" }, "key": "End" },
+    { "action": "click", "locator": { "role": "button", "name": "Count" } },
+    { "action": "dragTo", "locator": { "testId": "card" }, "dropTarget": { "testId": "done" } },
+    { "action": "assertText", "locator": { "testId": "result" }, "includes": "dropped in done" },
+    { "action": "assertText", "locator": { "testId": "count" }, "includes": "clicked 2 times" }
+  ]
+}"#;
+
+/// A private copy of the web fixtures with `flow` next to them.
+fn fixture_flow(dir: &Path, name: &str, flow: &str) -> PathBuf {
+    let site = dir.join("web");
+    std::fs::create_dir_all(&site).unwrap();
+    for e in std::fs::read_dir(root().join("tests/fixtures/web"))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(e.path(), site.join(e.file_name())).unwrap();
+    }
+    let p = dir.join(format!("{name}.jsonc"));
+    std::fs::write(&p, flow).unwrap();
+    p
+}
+
+fn videos(r: &Value) -> Vec<(String, Value)> {
+    r["artifacts"]["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["path"].as_str().unwrap().to_string(), a.clone()))
+        .collect()
+}
+
+/// `ffprobe`'s width, height, decoded frame count and duration (s).
+fn probe(file: &str) -> (u64, u64, u64, f64) {
+    let o = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=width,height,nb_read_frames:format=duration",
+            "-of",
+            "json",
+            file,
+        ])
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        o.status.success(),
+        "ffprobe: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &v["streams"][0];
+    let num = |x: &Value| x.as_str().and_then(|t| t.parse::<f64>().ok()).unwrap();
+    (
+        s["width"].as_u64().unwrap(),
+        s["height"].as_u64().unwrap(),
+        num(&s["nb_read_frames"]) as u64,
+        num(&v["format"]["duration"]),
+    )
+}
+
+/// Frames that differ from the one before (ffmpeg's `mpdecimate` drops
+/// near-duplicates).
+fn distinct_frames(file: &str) -> usize {
+    let o = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-i",
+            file,
+            "-vf",
+            "mpdecimate",
+            "-f",
+            "framemd5",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .count()
+}
+
+/// The RGB pixels of the frame shown at `t` seconds.
+fn frame_at(file: &str, t: f64) -> Vec<u8> {
+    let o = Command::new("ffmpeg")
+        .args(["-v", "error", "-ss", &format!("{t:.3}"), "-i", file])
+        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    o.stdout
+}
+
+/// Pixels of the visualizer's marker colour (#ff00aa, allowing for the
+/// encoder's colour loss).
+fn marker_pixels(rgb: &[u8]) -> usize {
+    rgb.chunks(3)
+        .filter(|p| p[0] > 200 && p[1] < 90 && p[2] > 110 && p[2] < 230)
+        .count()
+}
+
+#[test]
+fn a_browser_flow_is_recorded_with_the_visualizer() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(dir.path(), "record", FLOW);
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED");
+    assert_clean(&r, &["chromium"]);
+    let v = videos(&r);
+    assert_eq!(v.len(), 1, "one video: {v:?}");
+    let (file, art) = &v[0];
+    assert!(file.ends_with("/artifacts/videos/page.webm"), "{file}");
+    let (w, h, frames, duration) = probe(file);
+    assert_eq!((w, h), (VIEW_W, VIEW_H), "frame size = the viewport");
+    assert!(frames >= 10, "{frames} frames");
+    // The video spans the steps: from the first step's start to the end.
+    let steps = r["steps"].as_array().unwrap();
+    let first = steps[0]["startedMs"].as_u64().unwrap();
+    let last = steps.last().unwrap();
+    let end = last["startedMs"].as_u64().unwrap() + last["durationMs"].as_u64().unwrap();
+    let step_time = (end - first) as f64 / 1000.0;
+    assert!(
+        (duration - step_time).abs() <= 0.2 * step_time,
+        "video {duration:.2} s vs steps {step_time:.2} s"
+    );
+    let distinct = distinct_frames(file);
+    assert!(distinct >= 10, "{distinct} distinct frames");
+    // Where the video starts on the run's timeline.
+    let video_start = art["startedMs"].as_u64().expect("startedMs");
+    assert!(
+        video_start <= first + 50,
+        "{video_start} vs first step {first}"
+    );
+    // After the last step the visualizer's marks are gone (they clear
+    // within the post-action settle): nothing of the marker colour remains.
+    let at = |ms: u64| (ms.saturating_sub(video_start)) as f64 / 1000.0;
+    assert_eq!(marker_pixels(&frame_at(file, (duration - 0.1).max(0.0))), 0);
+    // Just after the first click's press: the visualizer's pulse. The
+    // press happens inside the step, after the locator resolved; the pulse
+    // lasts 420 ms and the step's settle keeps 500 ms of quiet after it.
+    let click = &steps[0];
+    let click_end = click["startedMs"].as_u64().unwrap() + click["durationMs"].as_u64().unwrap();
+    let shown = (0..8)
+        .map(|i| click_end.saturating_sub(520) + i * 60)
+        .map(|ms| marker_pixels(&frame_at(file, at(ms))))
+        .max()
+        .unwrap();
+    assert!(
+        shown >= 30,
+        "the click marker shows in a frame after the click ({shown} px)"
+    );
+}
+
+/// `PATH` with every tool a browser run needs but `ffmpeg`.
+fn path_without_ffmpeg(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    bin
+}
+
+#[test]
+fn without_ffmpeg_the_run_passes_and_keeps_its_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(dir.path(), "record", FLOW);
+    let chrome = qa_chrome();
+    let empty = path_without_ffmpeg(dir.path());
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &[], |c| {
+        c.env("PATH", &empty).env("CHROME", &chrome);
+    });
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED");
+    let v = videos(&r);
+    assert!(!v.iter().any(|(p, _)| p.ends_with(".webm")), "{v:?}");
+    let frames: Vec<&String> = v
+        .iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.ends_with(".jpg"))
+        .collect();
+    assert!(frames.len() >= 5, "frames kept: {v:?}");
+    let index = v
+        .iter()
+        .find(|(p, _)| p.ends_with("page-frames.json"))
+        .expect("the frame index");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&index.0).unwrap()).unwrap();
+    assert_eq!(doc["frames"].as_array().unwrap().len(), frames.len());
+    assert_eq!(
+        &std::fs::read(frames[0]).unwrap()[..2],
+        &[0xff, 0xd8],
+        "JPEG"
+    );
+    let missing: Vec<&Value> = r["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "missingCapability")
+        .collect();
+    assert_eq!(missing.len(), 1, "{:#}", r["observations"]);
+    let m = missing[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("ffmpeg") && m.contains("apt-get install ffmpeg"),
+        "{m}"
+    );
+}
+
+/// The Chromium the suite uses, by absolute path (the run gets a `PATH`
+/// without it).
+fn qa_chrome() -> PathBuf {
+    if let Some(c) = std::env::var_os("CHROME") {
+        return PathBuf::from(c);
+    }
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if let Some(p) = qa_core::host::which(name) {
+            return p;
+        }
+    }
+    panic!("no Chromium on PATH");
+}
+
+#[test]
+fn a_popup_gets_its_own_video() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        dir.path(),
+        "popup",
+        r#"{
+  "target": { "serve": "web", "url": "popup.html" },
+  "viewport": { "width": 640, "height": 480 },
+  "steps": [
+    { "action": "openPopup", "name": "help", "locator": { "role": "button", "name": "Open help" } },
+    { "action": "click", "target": { "type": "popup", "name": "help" }, "locator": { "role": "button", "name": "Acknowledge" } },
+    { "action": "assertText", "target": { "type": "popup", "name": "help" }, "locator": { "testId": "result" }, "equals": "acknowledged in the popup" }
+  ]
+}"#,
+    );
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--video", "on"], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    let names: Vec<String> = videos(&r)
+        .iter()
+        .map(|(p, _)| {
+            Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert!(names.contains(&"page.webm".to_string()), "{names:?}");
+    assert!(names.contains(&"popup-1.webm".to_string()), "{names:?}");
+    for (p, _) in videos(&r) {
+        let (w, h, frames, _) = probe(&p);
+        assert_eq!((w, h), (640, 480), "{p}");
+        assert!(frames >= 1, "{p}");
+    }
+}
+
+#[test]
+fn retain_on_failure_keeps_no_video_of_a_passing_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        dir.path(),
+        "short",
+        r#"{ "target": { "serve": "web", "url": "record.html" },
+  "steps": [ { "action": "click", "locator": { "role": "button", "name": "Count" } } ] }"#,
+    );
+    let ws = dir.path().join("ws");
+    let (code, r) = run_json(&flow, &ws, &["--video", "retain-on-failure"], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert!(videos(&r).is_empty(), "{:#}", r["artifacts"]);
+    let run_dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    let left = std::fs::read_dir(run_dir.join("artifacts/videos"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0, "the file is gone too");
+    // --video off records nothing at all.
+    let (code, r) = run_json(&flow, &ws, &["--video", "off"], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert!(videos(&r).is_empty());
+}
+
+#[test]
+fn a_failing_browser_run_keeps_its_step_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        dir.path(),
+        "traced",
+        r#"{ "target": { "serve": "web", "url": "record.html" },
+  "viewport": { "width": 800, "height": 600 },
+  "steps": [
+    { "action": "click", "name": "count-once", "locator": { "role": "button", "name": "Count" } },
+    { "action": "assertText", "locator": { "testId": "count" }, "equals": "clicked 9 times", "timeoutMs": 300 }
+  ] }"#,
+    );
+    // The default trace mode keeps the trace of a failing run.
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--video", "off"], |_| {});
+    assert_eq!(code, 1, "{r:#}");
+    let traces = r["artifacts"]["traces"].as_array().unwrap();
+    let trace = traces
+        .iter()
+        .find(|a| a["path"].as_str().unwrap().ends_with("/trace.json"))
+        .unwrap_or_else(|| panic!("no trace.json: {traces:#?}"));
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(trace["path"].as_str().unwrap()).unwrap()).unwrap();
+    let steps = doc["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{doc:#}");
+    let click = &steps[0];
+    assert_eq!(click["action"], "click");
+    assert_eq!(click["name"], "count-once");
+    assert_eq!(click["locator"]["role"], "button");
+    assert_eq!(click["resolved"]["role"], "button");
+    assert_eq!(click["resolved"]["name"], "Count");
+    assert!(click["resolved"]["box"]["width"].as_f64().unwrap() > 10.0);
+    assert!(click["durationMs"].as_u64().is_some() && click["startedMs"].as_u64().is_some());
+    // Pictures before and after, published beside the trace.
+    let run_dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    for key in ["before", "after"] {
+        let name = click[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {key}: {click:#}"));
+        let p = run_dir.join("artifacts/traces").join(name);
+        assert_eq!(
+            &std::fs::read(&p).unwrap()[..2],
+            &[0xff, 0xd8],
+            "{key} is a JPEG"
+        );
+    }
+    // The step's console message and request (origin and path, no query).
+    let console = click["console"].as_array().unwrap();
+    assert!(
+        console.iter().any(|c| c["text"] == "count is 1"),
+        "{console:#?}"
+    );
+    let network = click["network"].as_array().unwrap();
+    let fetch = network
+        .iter()
+        .find(|n| n["url"].as_str().unwrap().ends_with("/data.json"))
+        .unwrap_or_else(|| panic!("{network:#?}"));
+    assert!(!fetch["url"].as_str().unwrap().contains("visit"), "{fetch}");
+    // The assertion's step is traced too (its picture before).
+    assert_eq!(steps[1]["action"], "assertText");
+    assert!(steps[1]["before"].is_string());
+
+    // A passing run with the default mode keeps no trace.
+    let ok = fixture_flow(
+        dir.path(),
+        "passing",
+        r#"{ "target": { "serve": "web", "url": "record.html" },
+  "steps": [ { "action": "click", "locator": { "role": "button", "name": "Count" } } ] }"#,
+    );
+    let (code, r) = run_json(&ok, &dir.path().join("ws"), &["--video", "off"], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["artifacts"]["traces"].as_array().unwrap().is_empty());
+}

@@ -1,0 +1,583 @@
+//! Video evidence: timestamped frames streamed into `ffmpeg` while the run
+//! goes, written as WebM (VP8) at a constant frame rate.
+//!
+//! A driver starts a [`VideoRecorder`] per surface (a page, a popup, a
+//! window), [`pushes`](VideoRecorder::push) each frame with the instant it
+//! was taken, and [`finishes`](VideoRecorder::finish) it before its
+//! processes end. Pushing never blocks the driver: a worker thread turns
+//! the frames into a constant frame rate ([`cfr`]) and feeds the encoder,
+//! which writes into the run's scratch directory; the finished file is
+//! copied into `artifacts/videos/` and published like every artifact
+//! (hashed, scanned for secrets).
+//!
+//! Without `ffmpeg` the run goes on: every distinct frame is kept as an
+//! image in `artifacts/videos/` with a `…-frames.json` index of their
+//! times, and the outcome names the missing capability (not a failure).
+//! The encoder is a process the run started: it is registered with the
+//! run's [`ProcessOwner`] and ended with the rest if it outlives the run.
+
+mod cfr;
+pub mod ffmpeg;
+
+use crate::deadline::Deadline;
+use crate::driver::MissingCapability;
+use crate::evidence::{Artifact, ArtifactGroup, Evidence};
+use crate::process::ProcessOwner;
+use crate::recording::{RecordMode, VideoBounds};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Frames queued for the worker before new ones are dropped (the driver
+/// never waits for the encoder).
+const QUEUE: usize = 32;
+
+/// Most images kept when there is no encoder.
+pub const MAX_KEPT_FRAMES: usize = 600;
+
+/// Most bytes of the encoder's error output kept for a note.
+const STDERR_TAIL: usize = 2048;
+
+/// The image format of the pushed frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameFormat {
+    /// JPEG (the browser's screencast).
+    Jpeg,
+    /// PNG (window captures).
+    Png,
+}
+
+impl FrameFormat {
+    /// File extension.
+    pub fn ext(self) -> &'static str {
+        match self {
+            FrameFormat::Jpeg => "jpg",
+            FrameFormat::Png => "png",
+        }
+    }
+}
+
+/// What one video is.
+#[derive(Debug, Clone)]
+pub struct VideoSpec {
+    /// Base file name (`page`, `popup-1`, `window`).
+    pub name: String,
+    /// Format of the pushed frames.
+    pub format: FrameFormat,
+    /// Frame width in pixels (the viewport, the window).
+    pub width: u32,
+    /// Frame height in pixels.
+    pub height: u32,
+    /// Bounds.
+    pub bounds: VideoBounds,
+    /// `on` or `retain-on-failure` (`off` records nothing: start no recorder).
+    pub mode: RecordMode,
+    /// The step that opened the surface (popups), if any.
+    pub step: Option<usize>,
+    /// The video's timeline starts at [`VideoRecorder::begin`] (the first
+    /// step), not at the first frame: frames before it only decide what
+    /// the video shows first.
+    pub wait_for_begin: bool,
+}
+
+/// What finishing a video produced.
+#[derive(Debug, Default)]
+pub struct VideoOutcome {
+    /// The published video, or the kept frames and their index.
+    pub artifacts: Vec<Artifact>,
+    /// What a person should know (caps reached, frames dropped, encoder errors).
+    pub notes: Vec<String>,
+    /// Set when the encoder was missing: video is a missing capability.
+    pub missing: Option<MissingCapability>,
+}
+
+impl VideoOutcome {
+    /// The outcome's notes as driver notes: the missing encoder as a
+    /// [`NoteKind::MissingCapability`], the rest as evidence notes.
+    pub fn into_notes(self) -> Vec<crate::driver::Note> {
+        use crate::driver::{Note, NoteKind};
+        let mut out: Vec<Note> = Vec::new();
+        if let Some(m) = &self.missing {
+            out.push(Note::new(
+                NoteKind::MissingCapability,
+                format!("video: {} — fix: {}", m.reason, m.remediation),
+            ));
+        }
+        out.extend(
+            self.notes
+                .into_iter()
+                .map(|n| Note::new(NoteKind::Evidence, n)),
+        );
+        out
+    }
+}
+
+/// The capability a missing `ffmpeg` is reported as.
+pub fn missing_encoder() -> MissingCapability {
+    MissingCapability {
+        id: "ffmpeg".into(),
+        reason: "ffmpeg was not found on PATH, so no video was encoded; the frames and their times were kept".into(),
+        remediation: "install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg) or run with --video off".into(),
+    }
+}
+
+enum Msg {
+    Frame(Vec<u8>, Instant),
+    Begin(Instant),
+    End(Instant),
+}
+
+/// Records one video. See the [module docs](self).
+pub struct VideoRecorder {
+    tx: SyncSender<Msg>,
+    done: tokio::sync::oneshot::Receiver<VideoOutcome>,
+    dropped: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::fmt::Debug for VideoRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VideoRecorder").finish_non_exhaustive()
+    }
+}
+
+impl VideoRecorder {
+    /// Starts recording: the encoder if `ffmpeg` is found (registered
+    /// with `processes`), otherwise image frames. Never fails: an encoder
+    /// that cannot start falls back to frames with a note.
+    pub fn start(
+        evidence: Arc<Evidence>,
+        processes: &ProcessOwner,
+        spec: VideoSpec,
+    ) -> VideoRecorder {
+        VideoRecorder::start_with(evidence, processes, spec, ffmpeg::find().as_deref())
+    }
+
+    /// Like [`VideoRecorder::start`] with an explicit encoder (`None`: keep
+    /// frames, as when `ffmpeg` is missing).
+    pub fn start_with(
+        evidence: Arc<Evidence>,
+        processes: &ProcessOwner,
+        spec: VideoSpec,
+        encoder: Option<&std::path::Path>,
+    ) -> VideoRecorder {
+        let mut notes = Vec::new();
+        let sink = match encoder {
+            Some(bin) => match Encoder::spawn(bin, &evidence, processes, &spec) {
+                Ok(e) => Sink::Encoder(e),
+                Err(e) => {
+                    notes.push(format!(
+                        "video {}: ffmpeg could not start ({e}); the frames were kept instead",
+                        spec.name
+                    ));
+                    Sink::Frames(Vec::new(), None)
+                }
+            },
+            None => Sink::Frames(Vec::new(), Some(missing_encoder())),
+        };
+        let (tx, rx) = sync_channel(QUEUE);
+        let (done_tx, done) = tokio::sync::oneshot::channel();
+        let dropped = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let worker = Worker {
+            begun: !spec.wait_for_begin,
+            seen: None,
+            evidence,
+            slots: cfr::Slots::new(spec.bounds.fps, spec.bounds.max_ms),
+            spec,
+            sink,
+            prev: None,
+            pending: None,
+            notes,
+            capped: false,
+            dropped: dropped.clone(),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("ui-qa-video".into())
+            .spawn(move || {
+                let out = worker.run(rx);
+                let _ = done_tx.send(out);
+            });
+        if let Err(e) = spawned {
+            // No thread: the receiver is dropped and `finish` reports it.
+            let _ = e;
+        }
+        VideoRecorder { tx, done, dropped }
+    }
+
+    /// Starts the video's timeline at `at` (see [`VideoSpec::wait_for_begin`]);
+    /// later calls do nothing.
+    pub fn begin(&self, at: Instant) {
+        let _ = self.tx.try_send(Msg::Begin(at));
+    }
+
+    /// Hands one frame, taken at `at`, to the worker. Never blocks: when
+    /// the worker is behind, the frame is dropped (and counted).
+    pub fn push(&self, frame: Vec<u8>, at: Instant) {
+        match self.tx.try_send(Msg::Frame(frame, at)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.dropped
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Ends the video at this instant and waits (within `deadline`) for
+    /// it to be written and published.
+    pub async fn finish(self, deadline: Deadline) -> VideoOutcome {
+        self.finish_at(Instant::now(), deadline).await
+    }
+
+    /// Ends the video at `end` (a page that closed earlier) and waits
+    /// (within `deadline`) for it to be written and published.
+    pub async fn finish_at(self, end: Instant, deadline: Deadline) -> VideoOutcome {
+        let tx = self.tx;
+        // The queue may be full: hand the end over without blocking the runtime.
+        let sent = tokio::task::spawn_blocking(move || tx.send(Msg::End(end)).is_ok())
+            .await
+            .unwrap_or(false);
+        if !sent {
+            return VideoOutcome {
+                notes: vec!["video: the recorder stopped early; no video was written".into()],
+                ..Default::default()
+            };
+        }
+        match deadline.run(self.done).await {
+            Some(Ok(o)) => o,
+            _ => VideoOutcome {
+                notes: vec![
+                    "video: encoding did not finish within the cleanup deadline; no video was written"
+                        .into(),
+                ],
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The running encoder process.
+struct Encoder {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: PathBuf,
+    stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
+    broken: Option<String>,
+}
+
+impl Encoder {
+    fn spawn(
+        bin: &std::path::Path,
+        evidence: &Evidence,
+        processes: &ProcessOwner,
+        spec: &VideoSpec,
+    ) -> Result<Encoder, String> {
+        // One scratch directory per video (a fresh one each time).
+        let dir = evidence
+            .scratch_dir(&format!("video-{}", spec.name))
+            .map_err(|e| e.to_string())?;
+        let out = dir.join(format!("{}.webm", spec.name));
+        if out.exists() {
+            return Err(format!("{} exists", out.display()));
+        }
+        let size = ffmpeg::output_size(spec.width, spec.height, spec.bounds.max_width);
+        let mut cmd = Command::new(bin);
+        cmd.args(ffmpeg::args(spec.format, size, &spec.bounds, &out))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let (k, v) = processes.marker();
+        cmd.env(k, v);
+        ProcessOwner::prepare_std(&mut cmd);
+        let mut child = cmd.spawn().map_err(|e| e.to_string())?;
+        processes.register(child.id(), "ffmpeg");
+        let stdin = child.stdin.take();
+        let stderr = child.stderr.take().map(|mut s| {
+            std::thread::spawn(move || {
+                let mut tail = Vec::new();
+                let mut buf = [0u8; 1024];
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    tail.extend_from_slice(&buf[..n]);
+                    if tail.len() > STDERR_TAIL {
+                        tail.drain(..tail.len() - STDERR_TAIL);
+                    }
+                }
+                tail
+            })
+        });
+        Ok(Encoder {
+            child,
+            stdin,
+            out,
+            stderr,
+            broken: None,
+        })
+    }
+
+    fn write(&mut self, frame: &[u8], times: u64) {
+        if self.broken.is_some() {
+            return;
+        }
+        let Some(stdin) = self.stdin.as_mut() else {
+            return;
+        };
+        for _ in 0..times {
+            if let Err(e) = stdin.write_all(frame) {
+                self.broken = Some(e.to_string());
+                return;
+            }
+        }
+    }
+
+    /// Closes the input and waits for the encoder to write its file.
+    fn close(mut self, deadline: Deadline) -> Result<PathBuf, String> {
+        drop(self.stdin.take());
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if deadline.expired() => break None,
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(_) => break None,
+            }
+        };
+        let Some(status) = status else {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return Err("ffmpeg did not finish in time".into());
+        };
+        let tail = self
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .map(|t| String::from_utf8_lossy(&t).trim().to_string())
+            .unwrap_or_default();
+        if !status.success() {
+            let last = tail.lines().last().unwrap_or("").to_string();
+            return Err(format!("ffmpeg ended with {status}: {last}"));
+        }
+        if let Some(b) = self.broken {
+            return Err(format!("writing frames to ffmpeg failed: {b}"));
+        }
+        Ok(self.out)
+    }
+}
+
+enum Sink {
+    Encoder(Encoder),
+    /// Kept frames (path, ms after the first) and, when ffmpeg is missing, why.
+    Frames(Vec<(PathBuf, u64)>, Option<MissingCapability>),
+}
+
+struct Worker {
+    /// Whether the timeline started.
+    begun: bool,
+    /// When the first frame arrived (the timeline's start if no begin came).
+    seen: Option<Instant>,
+    evidence: Arc<Evidence>,
+    spec: VideoSpec,
+    slots: cfr::Slots,
+    sink: Sink,
+    prev: Option<Vec<u8>>,
+    /// The newest frame before the timeline began.
+    pending: Option<Vec<u8>>,
+    notes: Vec<String>,
+    capped: bool,
+    dropped: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Worker {
+    fn run(mut self, rx: Receiver<Msg>) -> VideoOutcome {
+        let mut end = None;
+        for msg in rx.iter() {
+            match msg {
+                Msg::Frame(f, at) => {
+                    if self.begun {
+                        self.frame(f, at)
+                    } else {
+                        // Before the timeline: only the newest frame counts.
+                        self.seen.get_or_insert(at);
+                        self.pending = Some(f);
+                    }
+                }
+                Msg::Begin(at) => self.begin(at),
+                Msg::End(at) => {
+                    end = Some(at);
+                    break;
+                }
+            }
+        }
+        self.finish(end.unwrap_or_else(Instant::now))
+    }
+
+    fn begin(&mut self, at: Instant) {
+        if self.begun {
+            return;
+        }
+        self.begun = true;
+        if let Some(f) = self.pending.take() {
+            self.frame(f, at);
+        }
+    }
+
+    fn frame(&mut self, frame: Vec<u8>, at: Instant) {
+        if self.slots.full() {
+            self.capped = true;
+            return;
+        }
+        let n = self.slots.on_frame(at);
+        match &mut self.sink {
+            Sink::Encoder(e) => {
+                if let Some(p) = &self.prev {
+                    e.write(p, n);
+                }
+                self.prev = Some(frame);
+            }
+            Sink::Frames(kept, _) => {
+                if kept.len() >= MAX_KEPT_FRAMES {
+                    self.capped = true;
+                    return;
+                }
+                let ms = self
+                    .slots
+                    .first()
+                    .map(|f| at.saturating_duration_since(f).as_millis() as u64)
+                    .unwrap_or(0);
+                let name = format!(
+                    "{}-frame-{:05}.{}",
+                    self.spec.name,
+                    kept.len() + 1,
+                    self.spec.format.ext()
+                );
+                if let Ok((p, mut f)) = self.evidence.new_file(ArtifactGroup::Videos, &name) {
+                    if f.write_all(&frame).is_ok() {
+                        kept.push((p, ms));
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, end: Instant) -> VideoOutcome {
+        if !self.begun {
+            // No step ran: the timeline starts with the first frame.
+            let at = self.seen.unwrap_or(end);
+            self.begin(at);
+        }
+        let mut out = VideoOutcome::default();
+        let n = self.slots.on_end(end);
+        let started_ms = self.slots.first().map(|f| self.evidence.offset_ms(f));
+        let dropped = self.dropped.load(std::sync::atomic::Ordering::Relaxed);
+        if dropped > 0 {
+            self.notes.push(format!(
+                "video {}: {dropped} frame(s) arrived while the encoder was behind and were left out",
+                self.spec.name
+            ));
+        }
+        if self.capped {
+            self.notes.push(format!(
+                "video {}: stopped at its bound (videoMaxMs {} ms)",
+                self.spec.name, self.spec.bounds.max_ms
+            ));
+        }
+        let deadline = Deadline::after(Duration::from_secs(10));
+        let sink = std::mem::replace(&mut self.sink, Sink::Frames(Vec::new(), None));
+        match sink {
+            Sink::Encoder(mut e) => {
+                if let Some(p) = &self.prev {
+                    e.write(p, n);
+                }
+                if started_ms.is_none() {
+                    let _ = e.close(deadline);
+                    self.notes.push(format!(
+                        "video {}: no frame was captured, so no video was written",
+                        self.spec.name
+                    ));
+                } else {
+                    match e.close(deadline) {
+                        Ok(file) => match self.publish(&file, started_ms.unwrap_or(0)) {
+                            Ok(Some(a)) => out.artifacts.push(a),
+                            Ok(None) => {}
+                            Err(e) => self.notes.push(format!("video {}: {e}", self.spec.name)),
+                        },
+                        Err(e) => self.notes.push(format!(
+                            "video {} could not be encoded: {e}",
+                            self.spec.name
+                        )),
+                    }
+                }
+            }
+            Sink::Frames(kept, missing) => {
+                let mut index = Vec::new();
+                for (p, ms) in &kept {
+                    if let Ok(Some(a)) =
+                        self.evidence
+                            .publish(ArtifactGroup::Videos, p, self.spec.step)
+                    {
+                        self.retain(&a);
+                        index.push(serde_json::json!({
+                            "file": p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                            "ms": ms,
+                        }));
+                        out.artifacts.push(a);
+                    }
+                }
+                let doc = serde_json::json!({
+                    "name": self.spec.name,
+                    "format": self.spec.format.ext(),
+                    "width": self.spec.width,
+                    "height": self.spec.height,
+                    "startedMs": started_ms,
+                    "frames": index,
+                });
+                let name = format!("{}-frames.json", self.spec.name);
+                if let Ok(Some(a)) = self.evidence.write(
+                    ArtifactGroup::Videos,
+                    &name,
+                    format!("{doc:#}\n").as_bytes(),
+                    self.spec.step,
+                ) {
+                    self.retain(&a);
+                    out.artifacts.push(a);
+                }
+                out.missing = missing;
+            }
+        }
+        out.notes = self.notes;
+        out
+    }
+
+    fn retain(&self, a: &Artifact) {
+        if self.spec.mode == RecordMode::RetainOnFailure {
+            self.evidence
+                .keep_only_on_failure(std::path::Path::new(&a.path));
+        }
+    }
+
+    /// Copies the encoded file from scratch into `artifacts/videos/` and
+    /// publishes it.
+    fn publish(&self, file: &std::path::Path, started_ms: u64) -> Result<Option<Artifact>, String> {
+        let name = self
+            .evidence
+            .unique_name(ArtifactGroup::Videos, &self.spec.name, "webm");
+        let (p, mut dst) = self
+            .evidence
+            .new_file(ArtifactGroup::Videos, &name)
+            .map_err(|e| e.to_string())?;
+        let mut src = File::open(file).map_err(|e| e.to_string())?;
+        std::io::copy(&mut src, &mut dst).map_err(|e| e.to_string())?;
+        drop(dst);
+        let a = self
+            .evidence
+            .publish_recording(ArtifactGroup::Videos, &p, self.spec.step, started_ms)
+            .map_err(|e| e.to_string())?;
+        if let Some(a) = &a {
+            self.retain(a);
+        }
+        Ok(a)
+    }
+}

@@ -1,0 +1,421 @@
+//! Window video: a capture task grabs exactly the application's window
+//! (the same X11 `GetImage` of the window the PNG screenshots use; never the
+//! screen) at the flow's frame rate and hands PNG frames to qa-core's
+//! [`VideoRecorder`]; `close` stops it and finishes the video before the
+//! application's processes end.
+//!
+//! Which window: the one the session last picked for a step (a screenshot,
+//! typing, focusing), and until it has picked one, the application's window
+//! found on X11 alone (the flow's `window.title`, else the largest) — no
+//! accessibility calls, so the steps' AT-SPI traffic is not slowed. A
+//! frame that cannot be captured (the window closed, moved off the
+//! display) is skipped; a window that is never captured gives no video and
+//! a note. Without a compositor an X server hands whatever is on the screen
+//! where the window is, so a frame is also skipped while a window of
+//! another program lies over it (checked before and after the capture):
+//! nothing but the application is ever recorded.
+//!
+//! Cost: the capture and PNG encoding run on the blocking pool; a missed
+//! tick is skipped (a lower effective rate), a capture never takes more
+//! than half the time (it waits as long as it worked when slow), and an
+//! unchanged window is not encoded again (the recorder holds the last frame).
+//!
+//! **Secrets, fail-closed.** Nothing can tell whether a window's pixels show
+//! a secret (the X server hands pixels, not text), so no frame is pushed
+//! while the run has secret values: the video is withheld whole, listed
+//! under `artifacts.withheld` with a note, rather than masked by guess.
+
+use super::capture::{RgbFrame, XWindow, X11};
+use super::procs;
+use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::{Deadline, Note, NoteKind, SessionContext};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{oneshot, watch};
+use tokio::time::MissedTickBehavior;
+use x11rb::protocol::xproto::Window;
+
+/// The video's base name (`artifacts/videos/window.webm`).
+pub(crate) const VIDEO_NAME: &str = "window";
+
+/// How often the application's window is looked for before one is found.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+/// Failed captures in a row after which the window is looked for again.
+const LOST_AFTER: u32 = 8;
+
+/// What the window video needs to know about the application.
+pub(crate) struct Target {
+    /// The display.
+    pub x11: Arc<X11>,
+    /// The process owning the application's accessibility-bus connection.
+    pub bus_pid: u32,
+    /// The launched process, if any.
+    pub launched_pid: Option<u32>,
+    /// The window title the flow names (`application.window.title`).
+    pub title: Option<String>,
+    /// The window the session picked last ([`super::app::App::x_window`]).
+    pub picked: watch::Receiver<Option<Window>>,
+}
+
+/// The window video of one session.
+pub(crate) enum WindowVideo {
+    /// `--video off`.
+    Off,
+    /// Not recorded: the run has secret values (see the [module docs](self)).
+    Withheld,
+    /// The capture task runs.
+    Recording(Running),
+}
+
+/// A running capture task (aborted if dropped without [`WindowVideo::finish`]).
+pub(crate) struct Running {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<Captured>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(t) = &self.task {
+            t.abort();
+        }
+    }
+}
+
+/// What the capture task did.
+#[derive(Default)]
+struct Captured {
+    recorder: Option<VideoRecorder>,
+    last_error: Option<String>,
+    /// Frames left out because another program's window covered it.
+    covered: u64,
+    /// A secret value appeared during the run: frames stopped.
+    secret_seen: bool,
+}
+
+impl WindowVideo {
+    /// Starts the window video when the run records video: withheld when the
+    /// run has secret values, otherwise a capture task on the runtime.
+    pub(crate) fn start(ctx: &SessionContext, target: Target) -> WindowVideo {
+        if !ctx.recording.video.records() {
+            return WindowVideo::Off;
+        }
+        if !ctx.secrets.is_empty() {
+            ctx.evidence.withhold(
+                &format!("{VIDEO_NAME}.webm"),
+                "the run has secret values and a window's pixels cannot be checked for them; the video was not recorded",
+            );
+            return WindowVideo::Withheld;
+        }
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(capture(ctx.clone(), target, stopped));
+        WindowVideo::Recording(Running {
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    /// Stops the capture and finishes the video within `deadline`; the
+    /// notes say what the result should (the published video is in the
+    /// run's artifacts).
+    pub(crate) async fn finish(self, deadline: Deadline) -> Vec<Note> {
+        let mut run = match self {
+            WindowVideo::Off => return Vec::new(),
+            WindowVideo::Withheld => {
+                return vec![Note::new(
+                    NoteKind::Evidence,
+                    format!(
+                        "video {VIDEO_NAME} was not recorded: the run has secret values, and a window's pixels cannot be checked or masked for them"
+                    ),
+                )]
+            }
+            WindowVideo::Recording(r) => r,
+        };
+        if let Some(s) = run.stop.take() {
+            let _ = s.send(());
+        }
+        let Some(task) = run.task.take() else {
+            return Vec::new();
+        };
+        let abort = task.abort_handle();
+        let captured = match deadline.run(task).await {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                return vec![evidence_note(format!(
+                    "video {VIDEO_NAME}: the capture task failed ({e}); no video was written"
+                ))]
+            }
+            None => {
+                // Dropping its recorder ends the encoder's input (the frames
+                // so far may still be written); a stuck encoder is ended
+                // with the run's processes.
+                abort.abort();
+                return vec![evidence_note(format!(
+                    "video {VIDEO_NAME}: the window capture did not stop within the cleanup deadline; the video may be missing or cut short"
+                ))];
+            }
+        };
+        let mut notes = Vec::new();
+        if captured.covered > 0 && captured.recorder.is_some() {
+            notes.push(evidence_note(format!(
+                "video {VIDEO_NAME}: {} frame(s) were left out while a window of another program covered the application's window (the video holds the frame before)",
+                captured.covered
+            )));
+        }
+        if captured.secret_seen {
+            notes.push(evidence_note(format!(
+                "video {VIDEO_NAME}: frames stopped when the run gained secret values"
+            )));
+        }
+        match captured.recorder {
+            Some(rec) => notes.extend(rec.finish(deadline).await.into_notes()),
+            None => notes.push(evidence_note(format!(
+                "video {VIDEO_NAME}: no frame of the application's window could be captured ({}), so no video was written",
+                captured
+                    .last_error
+                    .as_deref()
+                    .unwrap_or("no window of the application was found on the display")
+            ))),
+        }
+        notes
+    }
+}
+
+fn evidence_note(s: String) -> Note {
+    Note::new(NoteKind::Evidence, s)
+}
+
+/// The capture loop: one frame per tick until `stop`.
+async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver<()>) -> Captured {
+    let fps = ctx.recording.bounds.fps.max(1);
+    let period = Duration::from_secs(1) / fps;
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut out = Captured::default();
+    let mut window: Option<Window> = None;
+    let mut next_look = Instant::now();
+    let mut failed_in_row = 0u32;
+    let mut prev: Option<RgbFrame> = None;
+    loop {
+        tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            _ = tick.tick() => {}
+        }
+        if t.picked.has_changed().unwrap_or(false) {
+            if let Some(w) = *t.picked.borrow_and_update() {
+                window = Some(w);
+                failed_in_row = 0;
+            }
+        }
+        if window.is_none() && Instant::now() >= next_look {
+            next_look = Instant::now() + LOOK_EVERY;
+            let (x, pids, title) = (
+                t.x11.clone(),
+                procs::window_pids(t.bus_pid, t.launched_pid),
+                t.title.clone(),
+            );
+            window = tokio::task::spawn_blocking(move || {
+                choose(&x.windows_of(&pids), title.as_deref()).map(|w| w.id)
+            })
+            .await
+            .ok()
+            .flatten();
+        }
+        let Some(id) = window else { continue };
+        // Fail-closed: no frame while the run has a secret value.
+        if !ctx.secrets.is_empty() {
+            out.secret_seen = true;
+            break;
+        }
+        let started = Instant::now();
+        let x = t.x11.clone();
+        let last = prev.take();
+        let app = AppPids {
+            bus_pid: t.bus_pid,
+            launched_pid: t.launched_pid,
+        };
+        let grabbed = tokio::task::spawn_blocking(move || grab(&x, id, app, last)).await;
+        let cost = started.elapsed();
+        match grabbed {
+            Ok(Ok((frame, png))) => {
+                failed_in_row = 0;
+                if let Some(png) = png {
+                    if out.recorder.is_none() {
+                        out.recorder = start_recorder(&ctx, &frame).await;
+                    }
+                    match &out.recorder {
+                        Some(r) => r.push(png, started),
+                        None => out.last_error = Some("the video recorder could not start".into()),
+                    }
+                }
+                prev = Some(frame);
+            }
+            Ok(Err(Skip::Covered)) => {
+                out.covered += 1;
+                out.last_error = Some(Skip::COVERED.into());
+            }
+            Ok(Err(Skip::Failed(e))) => {
+                out.last_error = Some(e);
+                failed_in_row += 1;
+                if failed_in_row >= LOST_AFTER {
+                    window = None;
+                    failed_in_row = 0;
+                }
+            }
+            Err(e) => {
+                out.last_error = Some(e.to_string());
+            }
+        }
+        if let Some(rest) = rest_after(cost, period) {
+            tokio::select! {
+                biased;
+                _ = &mut stop => break,
+                _ = tokio::time::sleep(rest) => {}
+            }
+        }
+    }
+    out
+}
+
+/// Captures window `id`; the PNG is `None` when the pixels equal `last`'s
+/// (the recorder holds the previous frame). A window of another program
+/// over it, before or after the capture, fails the frame: its pixels would
+/// be in the picture.
+fn grab(
+    x: &X11,
+    id: Window,
+    app: AppPids,
+    last: Option<RgbFrame>,
+) -> Result<(RgbFrame, Option<Vec<u8>>), Skip> {
+    let mut pids = None;
+    let mut covered = || -> Result<(), Skip> {
+        let owners = x.covering_owners(id).map_err(Skip::Failed)?;
+        if owners.is_empty() {
+            return Ok(());
+        }
+        let pids = pids.get_or_insert_with(|| procs::window_pids(app.bus_pid, app.launched_pid));
+        match foreign(&owners, pids) {
+            false => Ok(()),
+            true => Err(Skip::Covered),
+        }
+    };
+    covered()?;
+    let frame = x.capture_rgb(id).map_err(Skip::Failed)?;
+    covered()?;
+    if last.as_ref() == Some(&frame) {
+        return Ok((frame, None));
+    }
+    let png = frame.png().map_err(Skip::Failed)?;
+    Ok((frame, Some(png)))
+}
+
+/// Why a frame was left out.
+#[derive(Debug)]
+enum Skip {
+    /// A window of another program lay over the window.
+    Covered,
+    /// The window could not be captured.
+    Failed(String),
+}
+
+impl Skip {
+    const COVERED: &'static str = "a window of another program covered it";
+}
+
+/// The processes whose windows are the application's (read when needed).
+#[derive(Debug, Clone, Copy)]
+struct AppPids {
+    bus_pid: u32,
+    launched_pid: Option<u32>,
+}
+
+/// Whether any of the covering windows' `owners` is not the application
+/// (`pids`); an owner that cannot be told is not the application.
+fn foreign(owners: &[Option<u32>], pids: &[u32]) -> bool {
+    owners.iter().any(|o| !o.is_some_and(|p| pids.contains(&p)))
+}
+
+/// Starts the recorder at the first frame's size (the window's pixel size,
+/// as its screenshots have it); `None` if the starting task failed.
+async fn start_recorder(ctx: &SessionContext, first: &RgbFrame) -> Option<VideoRecorder> {
+    let spec = VideoSpec {
+        name: VIDEO_NAME.into(),
+        format: FrameFormat::Png,
+        width: first.width,
+        height: first.height,
+        bounds: ctx.recording.bounds,
+        mode: ctx.recording.video,
+        step: None,
+        wait_for_begin: false,
+    };
+    let (evidence, processes) = (ctx.evidence.clone(), ctx.processes.clone());
+    // Starting the encoder forks: off the async runtime.
+    tokio::task::spawn_blocking(move || VideoRecorder::start(evidence, &processes, spec))
+        .await
+        .ok()
+}
+
+/// The window to record when the session has not picked one: the one the
+/// flow names by title (exactly), else the largest.
+fn choose<'a>(windows: &'a [XWindow], title: Option<&str>) -> Option<&'a XWindow> {
+    match title {
+        Some(t) => windows.iter().find(|w| w.title == t),
+        None => windows
+            .iter()
+            .max_by_key(|w| w.width as u64 * w.height as u64),
+    }
+}
+
+/// How long to rest after a capture that took `cost`, so that capturing
+/// uses at most half the time however slow it is (`None`: the next tick).
+fn rest_after(cost: Duration, period: Duration) -> Option<Duration> {
+    (cost * 2 > period).then_some(cost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn win(id: u32, title: &str, width: u32, height: u32) -> XWindow {
+        XWindow {
+            id,
+            pid: 1,
+            title: title.into(),
+            x: 0,
+            y: 0,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn chooses_the_named_window_or_the_largest() {
+        let ws = [win(1, "Main", 400, 300), win(2, "Dialog", 800, 600)];
+        assert_eq!(choose(&ws, Some("Main")).map(|w| w.id), Some(1));
+        assert_eq!(choose(&ws, None).map(|w| w.id), Some(2));
+        // A title the flow names is never replaced by another window.
+        assert!(choose(&ws, Some("Other")).is_none());
+        assert!(choose(&[], None).is_none());
+    }
+
+    #[test]
+    fn only_the_applications_own_windows_may_cover_it() {
+        let app = [10, 11];
+        assert!(!foreign(&[], &app));
+        assert!(!foreign(&[Some(11), Some(10)], &app));
+        assert!(foreign(&[Some(11), Some(99)], &app));
+        // An owner that cannot be told: fail-closed.
+        assert!(foreign(&[None], &app));
+    }
+
+    #[test]
+    fn slow_captures_rest_as_long_as_they_worked() {
+        let period = Duration::from_millis(66);
+        assert_eq!(rest_after(Duration::from_millis(10), period), None);
+        assert_eq!(
+            rest_after(Duration::from_millis(50), period),
+            Some(Duration::from_millis(50))
+        );
+    }
+}

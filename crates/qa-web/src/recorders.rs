@@ -1,0 +1,124 @@
+//! The run's video recordings, one per page (see [`crate::record`], which
+//! feeds them): what the session state holds, without depending on it.
+
+use qa_core::process::ProcessOwner;
+use qa_core::recording::{RecordMode, VideoBounds};
+use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::Evidence;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// One page's recording.
+pub(crate) struct Live {
+    pub recorder: VideoRecorder,
+    /// When its page went away (a closed popup): the video ends there.
+    pub ended: Option<Instant>,
+}
+
+/// The recordings of one browser session.
+pub(crate) struct Recorders {
+    evidence: Arc<Evidence>,
+    processes: Arc<ProcessOwner>,
+    mode: RecordMode,
+    bounds: VideoBounds,
+    width: u32,
+    height: u32,
+    /// Frames come from masked captures, not the screencast.
+    masked: bool,
+    live: Mutex<HashMap<String, Live>>,
+    popups: Mutex<usize>,
+}
+
+impl Recorders {
+    /// Recordings of `width`×`height` pages in `mode` (not `off`).
+    pub(crate) fn new(
+        evidence: Arc<Evidence>,
+        processes: Arc<ProcessOwner>,
+        mode: RecordMode,
+        bounds: VideoBounds,
+        (width, height): (u32, u32),
+    ) -> Recorders {
+        let masked = !evidence.secrets().is_empty();
+        Recorders {
+            evidence,
+            processes,
+            mode,
+            bounds,
+            width,
+            height,
+            masked,
+            live: Mutex::new(HashMap::new()),
+            popups: Mutex::new(0),
+        }
+    }
+
+    /// The page size (the video's frame size).
+    pub(crate) fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Every recording, taken out (the session is closing).
+    pub(crate) fn take_all(&self) -> Vec<(String, Live)> {
+        self.live.lock().expect("live lock").drain().collect()
+    }
+
+    /// Whether frames are masked captures (the run has secrets).
+    pub(crate) fn masked(&self) -> bool {
+        self.masked
+    }
+
+    /// Starts the recording of `session`'s page (`main`: the first page).
+    pub(crate) fn start(&self, session: &str, main: bool) {
+        let name = if main {
+            "page".to_string()
+        } else {
+            let mut n = self.popups.lock().expect("popups lock");
+            *n += 1;
+            format!("popup-{n}")
+        };
+        let spec = VideoSpec {
+            name,
+            format: FrameFormat::Jpeg,
+            width: self.width,
+            height: self.height,
+            bounds: self.bounds,
+            mode: self.mode,
+            step: None,
+            // The main page's video starts with the first step (showing
+            // the loaded page); a popup's when it opens.
+            wait_for_begin: main,
+        };
+        let recorder = VideoRecorder::start(self.evidence.clone(), &self.processes, spec);
+        self.live.lock().expect("live lock").insert(
+            session.to_string(),
+            Live {
+                recorder,
+                ended: None,
+            },
+        );
+    }
+
+    /// Hands one frame of `session`'s page to its recording.
+    pub(crate) fn push(&self, session: &str, frame: Vec<u8>, at: Instant) {
+        if let Some(l) = self.live.lock().expect("live lock").get(session) {
+            if l.ended.is_none() {
+                l.recorder.push(frame, at);
+            }
+        }
+    }
+
+    /// The steps begin: every waiting timeline starts now.
+    pub(crate) fn begin(&self, at: Instant) {
+        for l in self.live.lock().expect("live lock").values() {
+            l.recorder.begin(at);
+        }
+    }
+
+    /// The page of `session` went away: its video ends now.
+    pub(crate) fn ended(&self, session: &str) {
+        if let Some(l) = self.live.lock().expect("live lock").get_mut(session) {
+            l.ended.get_or_insert_with(Instant::now);
+        }
+    }
+}
