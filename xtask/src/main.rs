@@ -57,6 +57,10 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
         "secret tests (OCR reads every published PNG)",
     ),
     ("tesseract-ocr-eng", "secret tests (English OCR model)"),
+    (
+        "ffmpeg",
+        "video evidence (WebM encoding; ffprobe reads it in the tests)",
+    ),
 ];
 
 fn root() -> PathBuf {
