@@ -28,6 +28,11 @@ pub struct CastRecorder {
 }
 
 impl CastRecorder {
+    /// When the recording started (its time 0).
+    pub fn started(&self) -> Instant {
+        self.start
+    }
+
     /// Starts a recording of a `cols`×`rows` terminal at `start`.
     pub fn new(cols: u16, rows: u16, start: Instant, cap: usize, title: Option<&str>) -> Self {
         let mut header = serde_json::json!({

@@ -65,6 +65,8 @@ pub struct FinishedReplay {
     pub dropped_bytes: u64,
     /// Re-encoded from the masked model (the run has secrets).
     pub masked: bool,
+    /// When the replay's time 0 was.
+    pub started: Instant,
 }
 
 impl Replay {
@@ -127,6 +129,7 @@ impl Replay {
     pub fn finish(self, at: Instant) -> FinishedReplay {
         match self {
             Replay::Raw(r) => FinishedReplay {
+                started: r.started(),
                 cut: r.is_cut(),
                 dropped_bytes: r.dropped_bytes(),
                 bytes: r.finish(at),
@@ -135,6 +138,7 @@ impl Replay {
             Replay::Masked(mut m) => {
                 while m.flush_one() {}
                 FinishedReplay {
+                    started: m.out.started(),
                     cut: m.out.is_cut(),
                     dropped_bytes: m.out.dropped_bytes(),
                     bytes: m.out.finish(at),

@@ -558,7 +558,14 @@ impl SurfaceSession for TuiSession {
             }
             let ev = &this.ctx.evidence;
             let name = ev.unique_name(ArtifactGroup::Videos, "terminal", "cast");
-            match ev.write(ArtifactGroup::Videos, &name, &cast.bytes, None) {
+            // The replay's time 0 on the run's timeline, for step markers.
+            let written = ev.write_recording(
+                ArtifactGroup::Videos,
+                &name,
+                &cast.bytes,
+                ev.offset_ms(cast.started),
+            );
+            match written {
                 Ok(Some(_)) => {}
                 Ok(None) => result.notes.push(Note::new(
                     NoteKind::Evidence,

@@ -537,9 +537,12 @@ impl SurfaceSession for WebSession {
             ..Default::default()
         };
         self.masked_frame(&self.page.clone()).await;
+        // The videos get the cleanup deadline less the time ending the
+        // browser needs, so an encoder that hangs never costs the cleanup.
+        let videos = Deadline::after(deadline.remaining().saturating_sub(Duration::from_secs(3)));
         result
             .notes
-            .extend(record::finish_all(&self.page.sh, deadline).await);
+            .extend(record::finish_all(&self.page.sh, videos).await);
         if let Some(t) = self.trace.take() {
             t.finish(&self.page, &self.ctx.evidence);
         }

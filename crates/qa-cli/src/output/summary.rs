@@ -82,7 +82,14 @@ pub fn render_summary(
             notes.len() - MAX_NOTES
         );
     }
-    let all = r.artifacts.all();
+    // The pictures of the step trace and the frames kept without an
+    // encoder belong to `trace.json` and the frame index: one line each.
+    let all: Vec<_> = r
+        .artifacts
+        .all()
+        .into_iter()
+        .filter(|a| !is_part_of_another(&a.path))
+        .collect();
     if !all.is_empty() {
         let _ = writeln!(out, "  evidence:");
         for a in all.iter().take(MAX_ARTIFACTS) {
@@ -202,5 +209,36 @@ fn blocked(out: &mut String, r: &RunResult, secrets: &Secrets) {
             let _ = writeln!(out, "  missing {}: {}", clean(&m.id), clean(&m.reason));
         }
         let _ = writeln!(out, "    fix: {}", clean(&m.remediation));
+    }
+}
+
+/// A trace picture (`traces/trace-stepN-before.jpg`) or a kept video frame
+/// (`videos/page-frame-00001.jpg`): listed by its index file instead.
+fn is_part_of_another(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    (path.contains("/artifacts/traces/") && name.starts_with("trace-step"))
+        || (path.contains("/artifacts/videos/") && name.contains("-frame-"))
+}
+
+#[cfg(test)]
+mod parts {
+    use super::is_part_of_another;
+
+    #[test]
+    fn trace_pictures_and_kept_frames_are_listed_by_their_index() {
+        assert!(is_part_of_another(
+            "/w/runs/r/artifacts/traces/trace-step2-after.jpg"
+        ));
+        assert!(is_part_of_another(
+            "/w/runs/r/artifacts/videos/page-frame-00003.jpg"
+        ));
+        assert!(!is_part_of_another("/w/runs/r/artifacts/traces/trace.json"));
+        assert!(!is_part_of_another(
+            "/w/runs/r/artifacts/videos/page-frames.json"
+        ));
+        assert!(!is_part_of_another("/w/runs/r/artifacts/videos/page.webm"));
+        assert!(!is_part_of_another(
+            "/w/runs/r/artifacts/screenshots/trace-step1.png"
+        ));
     }
 }

@@ -517,6 +517,23 @@ impl Evidence {
         self.publish(group, &p, step)
     }
 
+    /// Writes a whole recording (a terminal replay) whose time 0 was
+    /// `started_ms` after the run started, and publishes it (see
+    /// [`Evidence::publish_recording`]).
+    pub fn write_recording(
+        &self,
+        group: ArtifactGroup,
+        name: &str,
+        bytes: &[u8],
+        started_ms: u64,
+    ) -> Result<Option<Artifact>, EvidenceError> {
+        let (p, mut f) = self.new_file(group, name)?;
+        f.write_all(bytes).map_err(io_err(&p))?;
+        f.sync_all().ok();
+        drop(f);
+        self.publish_recording(group, &p, None, started_ms)
+    }
+
     /// Hashes, scans and publishes a file created with [`Evidence::new_file`].
     /// A file containing a secret is deleted and reported as withheld.
     pub fn publish(

@@ -128,7 +128,8 @@ pub fn missing_encoder() -> MissingCapability {
 enum Msg {
     Frame(Vec<u8>, Instant),
     Begin(Instant),
-    End(Instant),
+    /// The video ends at this instant; it must be written by the deadline.
+    End(Instant, Deadline),
 }
 
 /// Records one video. See the [module docs](self).
@@ -236,7 +237,7 @@ impl VideoRecorder {
     pub async fn finish_at(self, end: Instant, deadline: Deadline) -> VideoOutcome {
         let tx = self.tx;
         // The queue may be full: hand the end over without blocking the runtime.
-        let sent = tokio::task::spawn_blocking(move || tx.send(Msg::End(end)).is_ok())
+        let sent = tokio::task::spawn_blocking(move || tx.send(Msg::End(end, deadline)).is_ok())
             .await
             .unwrap_or(false);
         if !sent {
@@ -393,6 +394,7 @@ struct Worker {
 impl Worker {
     fn run(mut self, rx: Receiver<Msg>) -> VideoOutcome {
         let mut end = None;
+        let mut deadline = Deadline::after(Duration::from_secs(10));
         for msg in rx.iter() {
             match msg {
                 Msg::Frame(f, at) => {
@@ -405,13 +407,14 @@ impl Worker {
                     }
                 }
                 Msg::Begin(at) => self.begin(at),
-                Msg::End(at) => {
+                Msg::End(at, d) => {
                     end = Some(at);
+                    deadline = d;
                     break;
                 }
             }
         }
-        self.finish(end.unwrap_or_else(Instant::now))
+        self.finish(end.unwrap_or_else(Instant::now), deadline)
     }
 
     fn begin(&mut self, at: Instant) {
@@ -462,7 +465,7 @@ impl Worker {
         }
     }
 
-    fn finish(mut self, end: Instant) -> VideoOutcome {
+    fn finish(mut self, end: Instant, deadline: Deadline) -> VideoOutcome {
         if !self.begun {
             // No step ran: the timeline starts with the first frame.
             let at = self.seen.unwrap_or(end);
@@ -484,7 +487,6 @@ impl Worker {
                 self.spec.name, self.spec.bounds.max_ms
             ));
         }
-        let deadline = Deadline::after(Duration::from_secs(10));
         let sink = std::mem::replace(&mut self.sink, Sink::Frames(Vec::new(), None));
         match sink {
             Sink::Encoder(mut e) => {
@@ -499,6 +501,8 @@ impl Worker {
                     ));
                 } else {
                     match e.close(deadline) {
+                        // Too late: the run's result is being assembled.
+                        Ok(_) if deadline.expired() => {}
                         Ok(file) => match self.publish(&file, started_ms.unwrap_or(0)) {
                             Ok(Some(a)) => out.artifacts.push(a),
                             Ok(None) => {}
