@@ -122,11 +122,19 @@ fn shards_merge_into_one_index_and_one_junit() {
     // The same run downloaded twice is merged once; another run that
     // happens to have the same id (two machines, one `--run-id`) must not
     // clobber it.
+    // A passing run (shard 1 also holds charlie's failed one; which comes
+    // first in the directory is up to the file system).
     let first_run = std::fs::read_dir(workspaces[0].join("runs"))
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .find(|p| !p.ends_with("latest") && p.join("result.json").is_file())
+        .filter(|p| !p.ends_with("latest"))
+        .find(|p| {
+            std::fs::read(p.join("result.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .is_some_and(|r| r["status"] == "PASSED")
+        })
         .unwrap();
     let copy_run = |to: &Path| {
         let copy = to.join(first_run.file_name().unwrap());
