@@ -237,7 +237,8 @@ struct RunArgs {
     /// kept and the result says video is missing.
     #[arg(long, value_name = "MODE")]
     video: Option<RecordArg>,
-    /// Step trace of browser runs: on, off, or retain-on-failure (default).
+    /// Step trace of browser runs: on, off (default), or retain-on-failure
+    /// (kept only when the run does not pass).
     /// Wins over the flow's `evidence.trace`.
     #[arg(long, value_name = "MODE")]
     trace: Option<RecordArg>,

@@ -321,8 +321,13 @@ fn a_failing_browser_run_keeps_its_step_trace() {
     { "action": "assertText", "locator": { "testId": "count" }, "equals": "clicked 9 times", "timeoutMs": 300 }
   ] }"#,
     );
-    // The default trace mode keeps the trace of a failing run.
-    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--video", "off"], |_| {});
+    // retain-on-failure keeps the trace of a failing run.
+    let (code, r) = run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--video", "off", "--trace", "retain-on-failure"],
+        |_| {},
+    );
     assert_eq!(code, 1, "{r:#}");
     let traces = r["artifacts"]["traces"].as_array().unwrap();
     let trace = traces
@@ -370,14 +375,19 @@ fn a_failing_browser_run_keeps_its_step_trace() {
     assert_eq!(steps[1]["action"], "assertText");
     assert!(steps[1]["before"].is_string());
 
-    // A passing run with the default mode keeps no trace.
+    // ... and none of a passing run.
     let ok = fixture_flow(
         dir.path(),
         "passing",
         r#"{ "target": { "serve": "web", "url": "record.html" },
   "steps": [ { "action": "click", "locator": { "role": "button", "name": "Count" } } ] }"#,
     );
-    let (code, r) = run_json(&ok, &dir.path().join("ws"), &["--video", "off"], |_| {});
+    let (code, r) = run_json(
+        &ok,
+        &dir.path().join("ws"),
+        &["--video", "off", "--trace", "retain-on-failure"],
+        |_| {},
+    );
     assert_eq!(code, 0, "{r:#}");
     assert!(r["artifacts"]["traces"].as_array().unwrap().is_empty());
 }

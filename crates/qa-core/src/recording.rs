@@ -59,8 +59,8 @@ pub struct EvidenceSettings {
     /// whatever this says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video: Option<RecordMode>,
-    /// Step trace of a browser run: `on`, `off` or `retain-on-failure`
-    /// (default).
+    /// Step trace of a browser run: `on`, `off` (default) or
+    /// `retain-on-failure`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<RecordMode>,
     /// Video frames per second (default 15).
@@ -95,7 +95,7 @@ pub const DEFAULT_VIDEO_MAX_WIDTH: u32 = 1280;
 /// Default video mode.
 pub const DEFAULT_VIDEO: RecordMode = RecordMode::On;
 /// Default trace mode.
-pub const DEFAULT_TRACE: RecordMode = RecordMode::RetainOnFailure;
+pub const DEFAULT_TRACE: RecordMode = RecordMode::Off;
 
 /// The bounds of one video.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

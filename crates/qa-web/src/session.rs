@@ -64,6 +64,10 @@ struct Environment {
     scheme: &'static str,
     motion: &'static str,
     settle_ms: u64,
+    /// The quiet window of the first navigation: the flow's own (the
+    /// video's timeline starts with the first step, so the load needs no
+    /// readable pause).
+    load_settle_ms: u64,
 }
 
 impl Environment {
@@ -88,6 +92,7 @@ impl Environment {
             timezone: env.timezone_id.unwrap_or_else(|| "UTC".into()),
             scheme,
             motion,
+            load_settle_ms: env.settle_ms.unwrap_or(100),
             settle_ms: if recording {
                 env.settle_ms
                     .unwrap_or(100)
@@ -180,7 +185,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let page = Page {
         sh: sh.clone(),
         session,
-        settle_ms: env.settle_ms,
+        settle_ms: env.load_settle_ms,
         frame: None,
     };
     emulate(&page, &env).await?;
@@ -223,6 +228,9 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         session.publish_server_log();
         return Err(e);
     }
+    // From the first step on, actions settle for as long as a recording
+    // needs to be readable.
+    session.page.settle_ms = env.settle_ms;
     session.masked_frame(&session.page.clone()).await;
     Ok(session)
 }
