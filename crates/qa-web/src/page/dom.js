@@ -407,7 +407,10 @@ async (op, spec, arg) => {
     if (!window.__uiQaMutations) {
       window.__uiQaMutations = { n: 0 };
       try {
-        new MutationObserver((l) => { window.__uiQaMutations.n += l.length; })
+        // The recording visualizer's host (and its mark count) is not the page.
+        const ours = (n) => n && n.localName === 'ui-qa-visualizer';
+        const page = (r) => !ours(r.target) && !([...r.addedNodes, ...r.removedNodes].length > 0 && [...r.addedNodes, ...r.removedNodes].every(ours));
+        new MutationObserver((l) => { window.__uiQaMutations.n += l.filter(page).length; })
           .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       } catch (e) { /* document not ready */ }
     }
@@ -425,7 +428,9 @@ async (op, spec, arg) => {
         break;
       }
     }
-    return { ready: document.readyState, busy, mutations: window.__uiQaMutations.n };
+    const viz = document.querySelector('ui-qa-visualizer');
+    const marks = viz ? Number(viz.getAttribute('data-marks')) || 0 : 0;
+    return { ready: document.readyState, busy, mutations: window.__uiQaMutations.n, marks };
   }
   if (op === 'metrics') {
     const d = document.documentElement;

@@ -644,6 +644,9 @@ pub(crate) struct Settled {
     pub busy: Option<String>,
     /// DOM mutations observed so far.
     pub mutations: u64,
+    /// Marks of the recording visualizer still drawn (0 without video).
+    #[serde(default)]
+    pub marks: u64,
 }
 
 /// The answer of `metrics`.

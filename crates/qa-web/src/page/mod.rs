@@ -395,7 +395,8 @@ impl Page {
     /// Post-action readiness: document complete, requests started since
     /// `since_seq` finished (WebSocket/EventSource and long-lived requests
     /// excluded), no visible busy marker, then a quiet window of `settle_ms`
-    /// with no DOM mutation and no network activity.
+    /// with no DOM mutation and no network activity, after which no mark of
+    /// the recording visualizer is still drawn.
     pub async fn settle(&self, since_seq: u64, deadline: Deadline) -> Result<(), DriverError> {
         let mut last_busy: Option<String> = None;
         loop {
@@ -445,10 +446,13 @@ impl Page {
                 quiet.sleep().await;
                 let again = self.dom::<dom::Settled>(&DomOp::Settle, deadline).await;
                 if let Ok(a) = again {
+                    // A recording's visualizer marks are gone too (they
+                    // clear within the window unless the page lags).
                     if a.mutations == m0
                         && self.sh.st().net_seq == n0
                         && a.busy.is_none()
                         && a.ready == "complete"
+                        && a.marks == 0
                     {
                         return Ok(());
                     }

@@ -15,7 +15,8 @@
 pub(crate) mod trace;
 
 use crate::cdp::commands::{
-    AddScriptToEvaluateOnNewDocument, ScreencastFrameAck, StartScreencast, StopScreencast,
+    AddScriptToEvaluateOnNewDocument, CaptureScreenshot, ScreencastFrameAck, StartScreencast,
+    StopScreencast,
 };
 use crate::cdp::events::ScreencastFrame;
 use crate::cdp::CdpEvent;
@@ -102,6 +103,23 @@ pub(crate) async fn finish_all(sh: &Arc<Shared>, deadline: Deadline) -> Vec<Note
     if !rec.masked() {
         for (s, l) in &live {
             if l.ended.is_none() {
+                // The last frame is the page as it is now: a screencast
+                // frame may still be on its way, and a still page sends none.
+                let shot = sh
+                    .cdp
+                    .call_typed_with_timeout(
+                        Some(s.as_str()),
+                        &CaptureScreenshot::jpeg(),
+                        std::time::Duration::from_secs(2),
+                    )
+                    .await;
+                if let Ok(shot) = shot {
+                    if let Ok(jpeg) =
+                        base64::engine::general_purpose::STANDARD.decode(shot.data.as_bytes())
+                    {
+                        l.recorder.push(jpeg, Instant::now());
+                    }
+                }
                 let _ = sh
                     .cdp
                     .call_typed_with_timeout(

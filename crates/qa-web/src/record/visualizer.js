@@ -3,7 +3,9 @@
 // (capture phase, passive; it never cancels, stops or re-dispatches an
 // event) and draws into a closed shadow root that is hidden from
 // accessibility and transparent to the pointer. Every mark removes itself
-// within 450 ms.
+// within 450 ms; the host's `data-marks` says how many are live, so the
+// driver's settle can wait for a page that lags (the settle's mutation
+// count ignores the host).
 (() => {
   if (window.__uiQaVisualizer) return;
   window.__uiQaVisualizer = true;
@@ -11,6 +13,11 @@
   const LIFE = 420;
   let host = null;
   let root = null;
+  let live = 0;
+  function count(d) {
+    live = Math.max(0, live + d);
+    if (host) host.setAttribute('data-marks', String(live));
+  }
   function layer() {
     const doc = document.documentElement;
     if (!doc) return null;
@@ -47,13 +54,21 @@
   }
   function fade(e, ms, frames) {
     if (!e) return;
+    count(1);
+    let gone = false;
+    const done = () => {
+      if (gone) return;
+      gone = true;
+      e.remove();
+      count(-1);
+    };
     const a = e.animate(frames || [{ opacity: 1 }, { opacity: 1, offset: 0.7 }, { opacity: 0 }], {
       duration: ms,
       easing: 'linear',
       fill: 'forwards',
     });
-    a.onfinish = () => e.remove();
-    setTimeout(() => e.remove(), ms + 50);
+    a.onfinish = done;
+    setTimeout(done, ms + 50);
   }
   const ARROW =
     '<svg xmlns="http://www.w3.org/2000/svg" width="SIZE" height="SIZE" viewBox="0 0 16 16"><path d="M1 1 L1 13 L4.5 9.8 L7 15 L9 14 L6.6 8.9 L11 8.9 Z" fill="#000" stroke="#fff" stroke-width="1.2" stroke-linejoin="round"/></svg>';
