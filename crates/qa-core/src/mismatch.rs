@@ -40,6 +40,23 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
+    /// Whether the candidates are the elements the locator matched (it
+    /// matched several) rather than the closest ones (it matched none).
+    pub fn candidates_matched(&self) -> bool {
+        self.received
+            .as_deref()
+            .is_some_and(|x| x.ends_with("elements match"))
+    }
+
+    /// ` (N of M)` when more candidates existed than are listed, else empty.
+    pub fn candidates_of(&self) -> String {
+        let shown = self.candidates.len();
+        match self.candidates_total {
+            Some(t) if t > shown as u64 => format!(" ({shown} of {t})"),
+            _ => String::new(),
+        }
+    }
+
     /// Expected and received.
     pub fn new(expected: impl Into<String>, received: impl Into<String>) -> Mismatch {
         Mismatch {

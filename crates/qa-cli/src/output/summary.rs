@@ -168,16 +168,8 @@ fn mismatch(out: &mut String, m: &Mismatch, secrets: &Secrets, paint: Paint) {
     if m.candidates.is_empty() {
         return;
     }
-    let shown = m.candidates.len();
-    let of = match m.candidates_total {
-        Some(t) if t > shown as u64 => format!(" ({shown} of {t})"),
-        _ => String::new(),
-    };
-    let what = if m
-        .received
-        .as_deref()
-        .is_some_and(|x| x.ends_with("elements match"))
-    {
+    let of = m.candidates_of();
+    let what = if m.candidates_matched() {
         "matched"
     } else {
         "closest"
