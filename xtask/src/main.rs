@@ -140,6 +140,7 @@ fn schemas() -> bool {
     let files = [
         ("flow.schema.json", qa_core::schema::flow_schema_json()),
         ("result.schema.json", qa_core::schema::result_schema_json()),
+        ("auth.schema.json", qa_core::schema::auth_schema_json()),
     ];
     for (name, text) in files {
         let p = dir.join(name);

@@ -57,6 +57,7 @@ mod console {
     }
 }
 
+mod auth;
 mod codes;
 mod drivers;
 mod guides;
@@ -152,6 +153,9 @@ enum Command {
     /// passed, 1 failed, 3 blocked, 124 timed out, 130 cancelled); 2 when
     /// nothing could be merged.
     Report(reports::command::ReportArgs),
+    /// Auth profiles (.ui-qa/auth.jsonc): list them (ids, types, origins;
+    /// never a value) or create the private template a person fills.
+    Auth(auth::AuthArgs),
     /// Print a JSON Schema (exactly the bytes of schemas/<name>.schema.json).
     Schema {
         /// Which schema.
@@ -165,6 +169,8 @@ enum SchemaName {
     Flow,
     /// The result document.
     Result,
+    /// The auth file (.ui-qa/auth.jsonc).
+    Auth,
 }
 
 #[derive(Args, Clone)]
@@ -799,10 +805,12 @@ fn main() -> ExitCode {
             Command::Guide { backend, topic } => cmd_guide(backend, topic.as_deref()),
             Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
             Command::Report(args) => reports::command::run(args),
+            Command::Auth(args) => auth::run(args),
             Command::Schema { name } => {
                 match name {
                     SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),
                     SchemaName::Result => print!("{}", qa_core::schema::result_schema_json()),
+                    SchemaName::Auth => print!("{}", qa_core::schema::auth_schema_json()),
                 }
                 exit::PASSED
             }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bin, walk, write};
+use common::{b64, bin, encodings_of, hex, percent, walk, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,68 +14,8 @@ use std::process::Command;
 const SECRET: &str = "Kiwi7/Mango+42&Plum";
 const SECRET_VAR: &str = "E2E_ENCODED_TOKEN";
 
-/// Base64 with the standard alphabet, padded; written here independently of
-/// the code under test.
-fn b64(bytes: &[u8]) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for c in bytes.chunks(3) {
-        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn percent(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-fn hex(s: &str) -> String {
-    s.bytes().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Every encoding of the secret that must not appear anywhere: raw, JSON-
-/// and HTML-escaped, URL-encoded (both hex cases), hex (both cases), and
-/// base64 / base64url of it at each of the three alignments inside a longer
-/// value (the characters that depend on the secret alone).
 fn encodings() -> Vec<String> {
-    let mut v = vec![
-        SECRET.to_string(),
-        serde_json::to_string(SECRET)
-            .unwrap()
-            .trim_matches('"')
-            .to_string(),
-        SECRET.replace('&', "&amp;"),
-        percent(SECRET),
-        percent(SECRET).to_lowercase(),
-        hex(SECRET),
-        hex(SECRET).to_uppercase(),
-    ];
-    let n = SECRET.len();
-    for k in 0..3usize {
-        let mut blob = vec![b'u'; k];
-        blob.extend_from_slice(SECRET.as_bytes());
-        let e = b64(&blob);
-        let core = &e[(8 * k).div_ceil(6)..8 * (k + n) / 6];
-        v.push(core.to_string());
-        v.push(core.replace('+', "-").replace('/', "_"));
-    }
-    v
+    encodings_of(SECRET)
 }
 
 #[track_caller]

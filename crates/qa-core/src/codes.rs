@@ -130,6 +130,12 @@ error_codes! {
         Unsupported = "driver.unsupported",
         /// The driver is not implemented on this platform yet; the run is BLOCKED.
         DriverUnavailable = "driver.unavailable",
+        /// The flow asks for an auth profile and there was no auth file; a private template was created for a person to fill; the run is BLOCKED.
+        AuthProvideCredentials = "auth.provide_credentials",
+        /// The flow's auth profile is missing, incomplete, rejected or expired; a person must update it; the run is BLOCKED.
+        AuthUpdateRequired = "auth.update_required",
+        /// The auth file (or a file it names) is unsafe or invalid: a symlink on its path, group/other permissions, another owner, or not valid; the run is BLOCKED.
+        AuthFileRefused = "auth.file_refused",
     }
 }
 
@@ -171,7 +177,14 @@ mod tests {
     fn core_codes_are_unique_and_documented() {
         check_table(
             &CoreCode::table(),
-            &["assertion.", "step.", "run.", "evidence.", "driver."],
+            &[
+                "assertion.",
+                "step.",
+                "run.",
+                "evidence.",
+                "driver.",
+                "auth.",
+            ],
         )
         .unwrap();
         assert_eq!(CoreCode::StepTimeout.to_string(), "step.timeout");

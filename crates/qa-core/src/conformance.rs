@@ -301,6 +301,7 @@ pub async fn drive(
             opts.run.video,
             opts.run.trace,
         ),
+        auth: None,
     };
     let mut steps: Vec<Driven> = Vec::new();
     let mut failure_evidence = Vec::new();
@@ -873,6 +874,7 @@ pub async fn close_is_bounded_and_clean(f: &Fixture) -> Result<ScenarioOutcome, 
             f.options.video,
             f.options.trace,
         ),
+        auth: None,
     };
     let mut session = match f.driver.open(&flow, ctx).await {
         Ok(s) => s,

@@ -279,6 +279,9 @@ pub struct SessionContext {
     /// What the run records (video, step trace), resolved from the flow's
     /// `evidence` section and the options.
     pub recording: crate::recording::Recording,
+    /// The flow's auth profile, prepared by the runner (its values are
+    /// registered in `secrets`); `None` for a public flow.
+    pub auth: Option<Arc<crate::auth::AuthProfile>>,
 }
 
 /// What a surface looks like right now, typed per backend and bounded: no
@@ -539,6 +542,19 @@ impl DriverError {
             mismatch: None,
             notes: Vec::new(),
         }
+    }
+
+    /// BLOCKED by the run's auth profile (missing capability
+    /// `auth-profile`, the auth code of its kind).
+    pub fn from_auth(b: crate::auth::AuthBlock) -> Self {
+        DriverError::blocked(
+            b.kind.code(),
+            MissingCapability {
+                id: crate::auth::CAPABILITY.into(),
+                reason: b.reason,
+                remediation: b.remediation,
+            },
+        )
     }
 
     /// Whether this error means BLOCKED.

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod codes;
 pub mod deadline;
 pub mod driver;

@@ -223,6 +223,35 @@ pub enum BlockedReasonCode {
     TargetUnobservable,
     /// The flow asks for something no driver here can do.
     NothingToCheck,
+    /// The flow's auth profile has no auth file yet: a person fills the
+    /// template ui-qa created.
+    #[serde(rename = "auth.provide_credentials")]
+    AuthProvideCredentials,
+    /// The flow's auth profile is missing, incomplete, rejected or expired:
+    /// a person updates it.
+    #[serde(rename = "auth.update_required")]
+    AuthUpdateRequired,
+    /// The auth file is unsafe or invalid: a person fixes it.
+    #[serde(rename = "auth.file_refused")]
+    AuthFileRefused,
+}
+
+impl BlockedReasonCode {
+    /// The handoff code for a BLOCKED driver error with `code`: the auth
+    /// codes name themselves; anything else is `fallback`.
+    pub fn for_error_code(code: &str, fallback: BlockedReasonCode) -> BlockedReasonCode {
+        use crate::codes::CoreCode;
+        match code {
+            c if c == CoreCode::AuthProvideCredentials.as_str() => {
+                BlockedReasonCode::AuthProvideCredentials
+            }
+            c if c == CoreCode::AuthUpdateRequired.as_str() => {
+                BlockedReasonCode::AuthUpdateRequired
+            }
+            c if c == CoreCode::AuthFileRefused.as_str() => BlockedReasonCode::AuthFileRefused,
+            _ => fallback,
+        }
+    }
 }
 
 /// What a person must do to unblock the run.

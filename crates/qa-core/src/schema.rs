@@ -1,5 +1,5 @@
-//! JSON Schemas generated from the Rust types: `schemas/flow.schema.json`
-//! and `schemas/result.schema.json`.
+//! JSON Schemas generated from the Rust types: `schemas/flow.schema.json`,
+//! `schemas/result.schema.json` and `schemas/auth.schema.json`.
 
 use crate::flow::{BrowserAction, DesktopAction, TerminalAction};
 use schemars::generate::SchemaSettings;
@@ -150,6 +150,16 @@ pub fn flow_schema_json() -> String {
 pub fn result_schema_json() -> String {
     let g = generator();
     let schema = g.into_root_schema_for::<crate::result::RunResult>();
+    let mut s = serde_json::to_string_pretty(&schema).expect("schema serializes");
+    s.push('\n');
+    s
+}
+
+/// The auth file schema (`.ui-qa/auth.jsonc`), as pretty JSON with a
+/// trailing newline.
+pub fn auth_schema_json() -> String {
+    let g = generator();
+    let schema = g.into_root_schema_for::<crate::auth::AuthFile>();
     let mut s = serde_json::to_string_pretty(&schema).expect("schema serializes");
     s.push('\n');
     s

@@ -296,6 +296,12 @@ fn schema_files_match_generated() {
         result == qa_core::schema::result_schema_json(),
         "schemas/result.schema.json drifted from the Rust types; run `cargo xtask schemas`"
     );
+    let auth = std::fs::read_to_string(root.join("auth.schema.json"))
+        .expect("schemas/auth.schema.json exists (run `cargo xtask schemas`)");
+    assert!(
+        auth == qa_core::schema::auth_schema_json(),
+        "schemas/auth.schema.json drifted from the Rust types; run `cargo xtask schemas`"
+    );
 }
 
 #[test]
@@ -439,4 +445,20 @@ fn assertions_fail_fast_by_default_and_flows_can_change_the_defaults() {
         (e.code, e.pointer.as_str()),
         ("flow.out_of_range", "/assertTimeoutMs")
     );
+}
+
+#[test]
+fn a_profile_id_is_a_plain_name() {
+    for bad in ["../staff", "", ".hidden", "a/b", "staff profile"] {
+        let e = err(&format!(
+            r#"{{ "target": {{ "url": "http://a.test", "profile": {} }}, "steps": [ {{ "action": "reload" }} ] }}"#,
+            serde_json::to_string(bad).unwrap()
+        ));
+        assert_eq!(e.pointer, "/target/profile", "{bad:?}: {e:?}");
+        assert_eq!(e.code, "flow.out_of_range");
+    }
+    assert!(parse(
+        r#"{ "target": { "url": "http://a.test", "profile": "staff-1.ro_le" }, "steps": [ { "action": "reload" } ] }"#
+    )
+    .is_ok());
 }

@@ -58,6 +58,7 @@
 //!     flow_deadline: Deadline::after_ms(30_000),
 //!     options: RunOptions { virtual_display: true, ..Default::default() },
 //!     recording: Default::default(),
+//!     auth: None,
 //! };
 //! let driver = qa_linux::LinuxDesktopDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;

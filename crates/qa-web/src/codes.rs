@@ -23,8 +23,8 @@ qa_core::error_codes! {
         ActionabilityNotVisible = "web.actionability.not_visible",
         /// The page shows the flow's auth-rejection signal; the run is BLOCKED.
         AuthRejected = "web.auth.rejected",
-        /// The flow needs an auth profile, which is not implemented yet; the run is BLOCKED.
-        AuthUnavailable = "web.auth.unavailable",
+        /// An auth profile's storage could not be set in the browser, or its login form could not be built.
+        AuthSeed = "web.auth.seed",
         /// The accessibility snapshot could not be taken.
         AxFailed = "web.ax.failed",
         /// Attaching to the browser's targets over DevTools failed.

@@ -29,6 +29,7 @@
 //!     flow_deadline: Deadline::after_ms(60_000),
 //!     options: RunOptions::default(),
 //!     recording: Default::default(),
+//!     auth: None,
 //! };
 //! let driver = qa_web::WebDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;
@@ -64,13 +65,14 @@ mod record;
 mod recorders;
 mod session;
 mod shared;
+mod signin;
 mod state;
 mod steps;
 
 pub use codes::WebCode;
 
 use async_trait::async_trait;
-use qa_core::flow::{Action, BrowserAction, LocatorKind, Target, TargetKind};
+use qa_core::flow::{Action, BrowserAction, LocatorKind, TargetKind};
 use qa_core::{
     Backend, Capability, DriverError, DriverId, DriverInfo, Flow, Host, Platform, Probe,
     RunOptions, SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
@@ -144,11 +146,6 @@ impl SurfaceDriver for WebDriver {
                 detail: p.display().to_string(),
             }),
             Err(m) => probe.missing.push(m),
-        }
-        if let Target::Browser(t) = &flow.target {
-            if t.profile.is_some() {
-                probe.missing.push(session::auth_missing());
-            }
         }
         let lighthouse = flow
             .steps

@@ -23,8 +23,8 @@ use crate::steps;
 use async_trait::async_trait;
 use qa_core::flow::{BrowserTarget, ColorScheme, ReducedMotion, StepTargetKind, Target};
 use qa_core::{
-    Artifact, CloseResult, Deadline, DriverError, Flow, MissingCapability, Note, NoteKind,
-    SessionContext, Step, StepOutcome, SurfaceSession, SurfaceState, Verdict,
+    Artifact, CloseResult, Deadline, DriverError, Flow, Note, NoteKind, SessionContext, Step,
+    StepOutcome, SurfaceSession, SurfaceState, Verdict,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,15 +44,6 @@ pub(crate) struct WebSession {
     begun: bool,
     /// The step trace, when the run keeps one.
     trace: Option<record::trace::Trace>,
-}
-
-/// The auth vault is not implemented yet.
-pub(crate) fn auth_missing() -> MissingCapability {
-    MissingCapability {
-        id: "auth-vault".into(),
-        reason: "target.profile needs the auth vault, which ui-qa does not implement yet".into(),
-        remediation: "remove target.profile and sign in with explicit steps, or wait for auth profile support".into(),
-    }
 }
 
 /// The emulated environment of the flow (defaults filled in).
@@ -113,12 +104,6 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             "not a browser target",
         ));
     };
-    if t.profile.is_some() {
-        return Err(DriverError::blocked(
-            WebCode::AuthUnavailable,
-            auth_missing(),
-        ));
-    }
     let exe = launch::find_chromium(ctx.options.browser.as_deref())
         .map_err(|m| DriverError::blocked(WebCode::ChromiumMissing, m))?;
     let deadline = ctx.flow_deadline;
@@ -137,6 +122,10 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let start = steps::resolve_url(&base, None, Some(t.url.as_deref().unwrap_or(base.as_str())))?;
     let mut origins = vec![origin_of(&start), origin_of(&base)];
     origins.extend(t.allowed_origins.iter().cloned());
+    // An auth profile's origins are reachable (its state goes only there).
+    if let Some(a) = &ctx.auth {
+        origins.extend(a.allowed_origins.iter().cloned());
+    }
     let allow = Allowlist::new(origins);
 
     let env = Environment::of(flow, ctx.recording.video.records());
@@ -151,7 +140,12 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let proxy = Proxy::start(allow.clone(), blocked.clone())
         .await
         .map_err(|e| DriverError::new(WebCode::ProxyStart, e.to_string()))?;
-    let args = launch::chromium_args(&profile, host.is_root, &env.locale, &proxy.url());
+    let mut args = launch::chromium_args(&profile, host.is_root, &env.locale, &proxy.url());
+    if ctx.auth.is_some() {
+        // Cookies bound to scheme, host and port: an auth cookie of one
+        // origin is never sent to another port or scheme of the same host.
+        args.push("--enable-features=EnablePortBoundCookies,EnableSchemeBoundCookies".into());
+    }
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
     let launched = launch::launch(&exe, &args, &profile, &ctx.processes, launch_deadline).await?;
     children.push(launched.child);
@@ -203,6 +197,15 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             sh.allow.origins().join(", ")
         ),
     ));
+    if let Some(profile) = &ctx.auth {
+        // Before the flow's first page, without video or trace: the frames
+        // and trace start with the first step.
+        let notes =
+            crate::signin::apply(&page, profile, &ctx.evidence, &ctx.secrets, deadline).await?;
+        for n in notes {
+            sh.note(n);
+        }
+    }
     let ctx_trace = ctx
         .recording
         .trace

@@ -59,6 +59,12 @@ pub(crate) struct Shared {
     /// The run's video recordings (set once, before the first page
     /// attaches, when the run records video).
     pub video: std::sync::OnceLock<Arc<crate::recorders::Recorders>>,
+    /// The run's auth profile (set once, before the first page loads): its
+    /// header goes on requests to its origins, and only to them.
+    pub auth: std::sync::OnceLock<Arc<qa_core::auth::AuthProfile>>,
+    /// While storage is seeded: the one URL the interception answers itself
+    /// with a blank document (the application never sees it).
+    pub seed_url: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -76,6 +82,8 @@ impl Shared {
             next_tap: AtomicU64::new(1),
             handled: watch::channel(0).0,
             video: std::sync::OnceLock::new(),
+            auth: std::sync::OnceLock::new(),
+            seed_url: Mutex::new(None),
         })
     }
 

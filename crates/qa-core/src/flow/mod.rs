@@ -11,10 +11,10 @@ mod locator;
 mod matcher;
 pub(crate) mod parse;
 pub mod roles;
-mod steps;
+pub(crate) mod steps;
 pub mod suggest;
 pub(crate) mod target;
-mod validate;
+pub(crate) mod validate;
 pub mod vars;
 
 pub use error::{escape_token, FlowError, FlowErrorCode};

@@ -317,6 +317,12 @@ fn strict_json_violation(text: &str) -> Option<(usize, String)> {
     None
 }
 
+/// Parses JSONC text (the flow's dialect: comments, trailing commas, no
+/// duplicate keys) into a value; syntax errors carry line and column.
+pub(crate) fn jsonc_value(text: &str) -> Result<Value, FlowError> {
+    to_value(text).map(|(v, _)| v)
+}
+
 fn to_value(text: &str) -> Result<(Value, Positions<'_>), FlowError> {
     let syntax = |offset: usize, message: String| {
         FlowError::new(FlowErrorCode::Syntax, "", message).at_offset(text.as_bytes(), offset)

@@ -66,7 +66,8 @@ pub struct RawTarget {
     /// Browser: further exact origins the page may reach.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_origins: Option<Vec<String>>,
-    /// Browser: auth profile id.
+    /// Browser: the id of an auth profile in `.ui-qa/auth.jsonc` (see
+    /// `ui-qa guide --backend browser --topic auth`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     /// Browser: a server the runner starts and owns.
@@ -96,7 +97,7 @@ pub struct BrowserTarget {
     /// Further exact origins (`scheme://host[:port]`) the page may reach.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_origins: Vec<String>,
-    /// Auth profile id.
+    /// The id of an auth profile in `.ui-qa/auth.jsonc`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     /// A server the runner starts, waits for and stops.

@@ -146,7 +146,18 @@ fn check_process_strings(
     Ok(())
 }
 
-fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
+/// Whether `id` is a valid auth profile id (1-64 letters, digits, `.`,
+/// `_` or `-`, starting with a letter or digit: also a safe file name).
+pub fn valid_profile_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+pub(crate) fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
     let bad = || {
         FlowError::new(
             FlowErrorCode::InvalidOrigin,
@@ -297,6 +308,15 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                         format!("not an absolute URL: {e}"),
                     )
                 })?;
+            }
+            if let Some(p) = &raw.profile {
+                if !valid_profile_id(p) {
+                    return Err(FlowError::new(
+                        FlowErrorCode::OutOfRange,
+                        "/target/profile",
+                        "profile is the id of a profile in .ui-qa/auth.jsonc: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+                    ));
+                }
             }
             Ok(Target::Browser(BrowserTarget {
                 url: raw.url,

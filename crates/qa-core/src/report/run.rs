@@ -157,6 +157,13 @@ fn blocked(out: &mut String, r: &RunResult) {
                 "the target never became observable"
             }
             crate::result::BlockedReasonCode::NothingToCheck => "nothing to check",
+            crate::result::BlockedReasonCode::AuthProvideCredentials => {
+                "auth: a person must provide credentials"
+            }
+            crate::result::BlockedReasonCode::AuthUpdateRequired => {
+                "auth: a person must update the profile"
+            }
+            crate::result::BlockedReasonCode::AuthFileRefused => "auth: the auth file is refused",
         },
         None,
     );

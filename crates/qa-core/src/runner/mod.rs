@@ -205,7 +205,7 @@ pub async fn run(
             selected.probe.missing.clone(),
         );
         acc.skip_rest(flow, 0);
-    } else {
+    } else if let Some(auth) = prepare_auth(flow, &req, &mut acc) {
         let ctx = SessionContext {
             evidence: evidence.clone(),
             processes: req.processes.clone(),
@@ -217,6 +217,7 @@ pub async fn run(
                 req.options.video,
                 req.options.trace,
             ),
+            auth,
         };
         if let Some(mut session) = launch(
             selected.driver.as_ref(),
@@ -295,6 +296,35 @@ pub async fn run(
     }
     progress.emit(ProgressEvent::finished(&result));
     Ok(result)
+}
+
+/// The `auth` stage of a flow with `target.profile`: the profile is read
+/// and its values registered as secrets before anything launches. `None`
+/// when the run is BLOCKED (recorded in `acc`); `Some(None)` for a public
+/// flow.
+fn prepare_auth(
+    flow: &Flow,
+    req: &RunRequest,
+    acc: &mut Acc,
+) -> Option<Option<Arc<crate::auth::AuthProfile>>> {
+    let crate::flow::Target::Browser(t) = &flow.target else {
+        return Some(None);
+    };
+    let Some(id) = t.profile.as_deref() else {
+        return Some(None);
+    };
+    match crate::auth::prepare(&req.workspace, id, &req.secrets) {
+        Ok(p) => Some(Some(Arc::new(p))),
+        Err(b) => {
+            acc.stage = "auth".into();
+            acc.block(
+                &crate::driver::DriverError::from_auth(b),
+                BlockedReasonCode::MissingCapability,
+            );
+            acc.skip_rest(flow, 0);
+            None
+        }
+    }
 }
 
 /// The `launch` stage: opens the session within the flow deadline, or

@@ -102,6 +102,16 @@ impl Acc {
         self.status = RunStatus::Blocked;
         self.reason = Some(e.message.clone());
         self.reason_code = Some(e.code.to_string());
+        let code = BlockedReasonCode::for_error_code(e.code, code);
+        if matches!(
+            code,
+            BlockedReasonCode::AuthProvideCredentials
+                | BlockedReasonCode::AuthUpdateRequired
+                | BlockedReasonCode::AuthFileRefused
+        ) {
+            // The guide that says what to do about it.
+            self.selection.guide.topic = "auth".into();
+        }
         self.handoff = Some(self.handoff_for(
             code,
             e.missing.clone(),

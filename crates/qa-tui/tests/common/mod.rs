@@ -89,6 +89,7 @@ pub fn context(workspace: &Path) -> SessionContext {
         flow_deadline: Deadline::after_ms(120_000),
         options: RunOptions::default(),
         recording: Default::default(),
+        auth: None,
     }
 }
 

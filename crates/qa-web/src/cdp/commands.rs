@@ -306,8 +306,30 @@ impl FetchEnable {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ContinueRequest {
     pub request_id: String,
+    /// Replaces the request's headers (an auth profile's header added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Vec<HeaderEntry>>,
 }
 command!(ContinueRequest = "Fetch.continueRequest" -> Empty);
+
+/// `Fetch.HeaderEntry`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct HeaderEntry {
+    pub name: String,
+    pub value: String,
+}
+
+/// `Fetch.fulfillRequest`: answers a paused request without the network.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FulfillRequest {
+    pub request_id: String,
+    pub response_code: u16,
+    pub response_headers: Vec<HeaderEntry>,
+    /// Base64 body.
+    pub body: String,
+}
+command!(FulfillRequest = "Fetch.fulfillRequest" -> Empty);
 
 /// `Fetch.failRequest`.
 #[derive(Debug, Clone, Serialize)]
@@ -319,6 +341,66 @@ pub(crate) struct FailRequest {
 command!(FailRequest = "Fetch.failRequest" -> Empty);
 
 // ------------------------------------------------------------------- Network
+
+/// `Network.setCookie`, bound to one exact origin (`url` with no `domain`
+/// makes a host-only cookie; `sourceScheme`/`sourcePort` bind it to the
+/// scheme and port when origin-bound cookies are on).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetCookie {
+    pub name: String,
+    pub value: String,
+    pub url: String,
+    pub path: String,
+    pub secure: bool,
+    pub http_only: bool,
+    pub same_site: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<f64>,
+    pub source_scheme: &'static str,
+    pub source_port: u16,
+}
+
+/// The answer of `Network.setCookie`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct SetCookieResult {
+    pub success: Option<bool>,
+}
+command!(SetCookie = "Network.setCookie" -> SetCookieResult);
+
+/// `Network.getCookies` for some URLs.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GetCookies {
+    pub urls: Vec<String>,
+}
+
+/// One cookie as `Network.getCookies` reports it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct CdpCookie {
+    pub name: String,
+    pub value: String,
+    pub domain: String,
+    pub path: String,
+    pub expires: f64,
+    pub http_only: bool,
+    pub secure: bool,
+    pub same_site: Option<String>,
+}
+
+/// The answer of `Network.getCookies`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Cookies {
+    pub cookies: Vec<CdpCookie>,
+}
+command!(GetCookies = "Network.getCookies" -> Cookies);
+
+no_params! {
+    /// `Network.clearBrowserCookies`.
+    ClearBrowserCookies = "Network.clearBrowserCookies";
+}
 
 /// `Network.setBypassServiceWorker`.
 #[derive(Debug, Clone, Serialize)]

@@ -133,6 +133,8 @@ pub struct Request {
     pub url: String,
     /// HTTP method.
     pub method: String,
+    /// Request headers (as the interception sees them; no cookies).
+    pub headers: std::collections::BTreeMap<String, String>,
 }
 
 /// `Network.Response` (the fields the driver reads).

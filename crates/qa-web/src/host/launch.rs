@@ -143,6 +143,20 @@ pub struct Launched {
     pub child: tokio::process::Child,
 }
 
+/// The fresh profile's preferences: no password manager (it would offer to
+/// save a login's password and send a leak check to its service), no
+/// credential service.
+fn preferences(profile: &Path) {
+    let dir = profile.join("Default");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let prefs = r#"{"credentials_enable_service":false,"profile":{"password_manager_enabled":false,"password_manager_leak_detection":false}}"#;
+        if let Ok(mut f) = qa_core::evidence::create_private_file(&dir.join("Preferences")) {
+            use std::io::Write;
+            let _ = f.write_all(prefs.as_bytes());
+        }
+    }
+}
+
 /// Launches Chromium through the run's process owner and waits for its
 /// DevTools endpoint (`DevToolsActivePort` in the profile dir).
 pub async fn launch(
@@ -152,6 +166,7 @@ pub async fn launch(
     processes: &qa_core::process::ProcessOwner,
     deadline: qa_core::Deadline,
 ) -> Result<Launched, DriverError> {
+    preferences(profile);
     let mut cmd = tokio::process::Command::new(exe);
     cmd.args(args)
         .stdin(Stdio::null())

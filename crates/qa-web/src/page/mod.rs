@@ -342,6 +342,23 @@ impl Page {
         Ok(())
     }
 
+    /// Navigates and waits for the load event only (a document the
+    /// interception answers itself has nothing to settle).
+    pub async fn navigate_loaded(&self, url: &str, deadline: Deadline) -> Result<(), DriverError> {
+        let load0 = self.load_count();
+        let r = self
+            .send_until(&Navigate { url: url.into() }, deadline)
+            .await
+            .map_err(|e| DriverError::new(WebCode::NavigationFailed, e.to_string()))?;
+        if let Some(err) = r.error_text {
+            return Err(DriverError::new(
+                WebCode::NavigationFailed,
+                format!("navigation failed: {err}"),
+            ));
+        }
+        self.wait_load(load0, deadline).await
+    }
+
     /// A note when the document a navigation loaded answered HTTP 400 or
     /// more: the page is an error page, whatever a later step says.
     fn note_error_status(&self, seq0: u64) {

@@ -4,7 +4,9 @@
 //! refused by the in-page guard are counted.
 
 use super::session_of;
-use crate::cdp::commands::{CloseTarget, ContinueRequest, FailRequest};
+use crate::cdp::commands::{
+    CloseTarget, ContinueRequest, FailRequest, FulfillRequest, HeaderEntry,
+};
 use crate::cdp::events::{BindingCalled, RequestPaused};
 use crate::cdp::CdpEvent;
 use crate::contain::{Decision, WS_BINDING};
@@ -17,9 +19,23 @@ pub(super) fn request_paused(sh: &Arc<Shared>, ev: &CdpEvent) {
     let p: RequestPaused = ev.params();
     let session = ev.session.clone();
     let cdp = sh.cdp.clone();
+    let seeding = sh
+        .seed_url
+        .lock()
+        .expect("seed lock")
+        .as_deref()
+        .is_some_and(|u| u == p.request.url);
+    if seeding {
+        let cmd = seed_document(p.request_id);
+        tokio::spawn(async move {
+            let _ = cdp.call_typed(session.as_deref(), &cmd).await;
+        });
+        return;
+    }
     match sh.allow.decide(&p.request.url) {
         Decision::Allow => {
             let cmd = ContinueRequest {
+                headers: auth_headers(sh, &p),
                 request_id: p.request_id,
             };
             tokio::spawn(async move {
@@ -41,6 +57,58 @@ pub(super) fn request_paused(sh: &Arc<Shared>, ev: &CdpEvent) {
                 let _ = cdp.call_typed(session.as_deref(), &cmd).await;
             });
         }
+    }
+}
+
+/// The request's headers plus the auth profile's header, when the request
+/// goes to one of the profile's exact origins (`None`: continue unchanged).
+/// Every redirect hop is paused and decided again, so the header never
+/// follows a redirect to another origin.
+fn auth_headers(sh: &Shared, p: &RequestPaused) -> Option<Vec<HeaderEntry>> {
+    let profile = sh.auth.get()?;
+    let (name, value) = profile.header.as_ref()?;
+    let origin = url::Url::parse(&p.request.url)
+        .ok()?
+        .origin()
+        .ascii_serialization();
+    if !profile.allows(&origin) {
+        return None;
+    }
+    let mut out: Vec<HeaderEntry> = p
+        .request
+        .headers
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case(name))
+        .map(|(k, v)| HeaderEntry {
+            name: k.clone(),
+            value: v.clone(),
+        })
+        .collect();
+    out.push(HeaderEntry {
+        name: name.clone(),
+        value: value.clone(),
+    });
+    Some(out)
+}
+
+/// The blank document storage is seeded in.
+fn seed_document(request_id: String) -> FulfillRequest {
+    use base64::Engine as _;
+    FulfillRequest {
+        request_id,
+        response_code: 200,
+        response_headers: vec![
+            HeaderEntry {
+                name: "Content-Type".into(),
+                value: "text/html; charset=utf-8".into(),
+            },
+            HeaderEntry {
+                name: "Cache-Control".into(),
+                value: "no-store".into(),
+            },
+        ],
+        body: base64::engine::general_purpose::STANDARD
+            .encode("<!doctype html><title>ui-qa</title>"),
     }
 }
 

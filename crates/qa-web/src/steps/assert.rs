@@ -328,7 +328,9 @@ pub(super) fn network_request(page: &Page, n: &NetworkAssert) -> Verdict {
 
 /// `authRejectedIf`: holds while the declared rejection signal is absent;
 /// when it is present the signed-in session was rejected and the run is
-/// BLOCKED (missing capability `auth-session`), never FAILED.
+/// BLOCKED, never FAILED: `auth.update_required` naming the flow's auth
+/// profile (whose cached state is dropped), or missing capability
+/// `auth-session` for a flow without one.
 pub(super) async fn auth_rejected_if(
     page: &Page,
     a: &AuthRejectedIf,
@@ -350,6 +352,14 @@ pub(super) async fn auth_rejected_if(
     };
     if !present {
         return Ok(Verdict::Holds);
+    }
+    if let Some(profile) = page.sh.auth.get() {
+        // The profile's session was rejected: its cached state goes, and a
+        // person (or the next form login) renews it.
+        profile.discard_state();
+        return Err(DriverError::from_auth(profile.update_required(&format!(
+            "the page shows the flow's authRejectedIf signal ({what}): the signed-in session was rejected or has expired"
+        ))));
     }
     Err(DriverError::blocked(
         WebCode::AuthRejected,

@@ -141,6 +141,7 @@ pub fn context() -> Run {
             trace: qa_core::recording::RecordMode::Off,
             ..Default::default()
         },
+        auth: None,
     };
     Run {
         _dir: dir,

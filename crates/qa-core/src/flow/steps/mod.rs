@@ -59,6 +59,13 @@ pub(crate) trait ActionArgs {
     }
 }
 
+/// Checks a locator outside a step (the auth file's form fields), with
+/// the same rules and messages as in a step.
+pub(crate) fn check_locator_at(l: &Locator, at: &str) -> Result<(), crate::flow::FlowError> {
+    check_locator(l, "")
+        .map_err(|p| crate::flow::FlowError::new(p.code, format!("{at}{}", p.pointer), p.message))
+}
+
 fn check_locator(l: &Locator, at: &str) -> Result<(), ArgProblem> {
     use crate::flow::FlowErrorCode as C;
     let kinds = l.kinds();
