@@ -61,6 +61,7 @@ mod auth;
 mod codes;
 mod drivers;
 mod guides;
+mod inspect;
 mod output;
 mod private;
 mod reports;
@@ -153,6 +154,20 @@ enum Command {
     /// passed, 1 failed, 3 blocked, 124 timed out, 130 cancelled); 2 when
     /// nothing could be merged.
     Report(reports::command::ReportArgs),
+    /// Open a page and print what is on it: each element one can act on
+    /// (with a reference such as @e1), headings and landmarks for
+    /// orientation, and the flow locator to use for every element. Keeps no
+    /// run; everything started is ended. Exit 0, 1 when the page cannot be
+    /// read, 3 when blocked.
+    Inspect {
+        /// The page (http, https or file URL).
+        url: String,
+        /// Print the observation as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        host: HostArgs,
+    },
     /// Auth profiles (.ui-qa/auth.jsonc): list them (ids, types, origins;
     /// never a value) or create the private template a person fills.
     Auth(auth::AuthArgs),
@@ -806,6 +821,7 @@ fn main() -> ExitCode {
             Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
             Command::Report(args) => reports::command::run(args),
             Command::Auth(args) => auth::run(args),
+            Command::Inspect { url, json, host } => inspect::run(url, *json, host.options()).await,
             Command::Schema { name } => {
                 match name {
                     SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),

@@ -9,11 +9,10 @@
 
 mod common;
 
-use common::{bin, encodings_of, root, walk, write};
+use common::{bin, encodings_of, walk, write, App};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 const USER: &str = "staff";
 const PASSWORD: &str = "Pw-Tr0ub4dor-9xQ";
@@ -37,97 +36,17 @@ const SECRETS: [&str; 8] = [
     WRONG,
 ];
 
-/// The fixture app: origin A (the app) and origin B (another port).
-struct App {
-    child: Child,
-    a: String,
-    b: String,
-    log: PathBuf,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl App {
-    fn start(dir: &Path) -> App {
-        let log = dir.join("requests.jsonl");
-        let cfg = serde_json::json!({
-            "username": USER, "password": PASSWORD,
-            "cookie": { "name": "sid", "value": COOKIE },
-            "localStorageToken": LOCAL, "sessionStorageToken": SESSION,
-            "bearer": BEARER,
-            "stateCookie": { "name": "pw_sid", "value": STATE_COOKIE },
-            "stateToken": STATE_TOKEN,
-            "log": log,
-        });
-        let cfg_path = write(dir, "app-config.json", &cfg.to_string());
-        let mut child = Command::new("python3")
-            .arg(root().join("tests/fixtures/auth-app/app.py"))
-            .arg(&cfg_path)
-            // Kept open: the app exits when the test (and this pipe) is gone.
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the fixture app (cargo xtask deps installs it)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ports: Value =
-            serde_json::from_str(&line).unwrap_or_else(|e| panic!("the app printed {line:?}: {e}"));
-        App {
-            a: format!("http://127.0.0.1:{}", ports["a"]),
-            b: format!("http://127.0.0.1:{}", ports["b"]),
-            child,
-            log,
-        }
-    }
-
-    /// The requests the app logged: (server, path, cookie, authorization).
-    fn requests(&self) -> Vec<(String, String, Option<String>, Option<String>)> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| {
-                let v: Value = serde_json::from_str(l).unwrap();
-                let s = |k: &str| v[k].as_str().map(str::to_string);
-                (
-                    s("server").unwrap(),
-                    s("path").unwrap(),
-                    s("cookie"),
-                    s("authorization"),
-                )
-            })
-            .collect()
-    }
-
-    /// The session ids a form login produced (seen in requests to A).
-    fn form_sessions(&self) -> Vec<String> {
-        self.requests()
-            .into_iter()
-            .filter_map(|(_, _, c, _)| c)
-            .flat_map(|c| {
-                c.split(';')
-                    .filter_map(|kv| kv.trim().strip_prefix("session=").map(str::to_string))
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    }
-
-    /// A plain GET to the app (outside the browser).
-    fn get(&self, path: &str) {
-        use std::io::{Read, Write};
-        let addr = self.a.trim_start_matches("http://");
-        let mut s = std::net::TcpStream::connect(addr).unwrap();
-        write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-        let mut out = String::new();
-        let _ = s.read_to_string(&mut out);
-        assert!(out.starts_with("HTTP/1.0 200"), "{out}");
-    }
+/// The fixture app with this test's credentials.
+fn start_app(dir: &Path) -> App {
+    let cfg = serde_json::json!({
+        "username": USER, "password": PASSWORD,
+        "cookie": { "name": "sid", "value": COOKIE },
+        "localStorageToken": LOCAL, "sessionStorageToken": SESSION,
+        "bearer": BEARER,
+        "stateCookie": { "name": "pw_sid", "value": STATE_COOKIE },
+        "stateToken": STATE_TOKEN,
+    });
+    App::start(dir, cfg)
 }
 
 fn set_mode(p: &Path, mode: u32) {
@@ -274,7 +193,7 @@ fn frames(webm: &Path, dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn every_profile_type_signs_in_and_no_secret_leaves_the_runner() {
     let dir = tempfile::tempdir().unwrap();
-    let app = App::start(dir.path());
+    let app = start_app(dir.path());
     let ws = dir.path().join(".ui-qa");
     auth_file(&ws, &app);
     let flows = vec![
@@ -382,7 +301,7 @@ fn every_profile_type_signs_in_and_no_secret_leaves_the_runner() {
 #[test]
 fn a_wrong_password_blocks_with_update_required_naming_only_the_profile() {
     let dir = tempfile::tempdir().unwrap();
-    let app = App::start(dir.path());
+    let app = start_app(dir.path());
     let ws = dir.path().join(".ui-qa");
     auth_file(&ws, &app);
     let f = flow(dir.path(), &app, "wrong", "/account", false);
@@ -438,7 +357,7 @@ fn refused_before_launch(o: &Output, code: &str) -> Value {
 #[test]
 fn unsafe_auth_files_are_refused_before_launch() {
     let dir = tempfile::tempdir().unwrap();
-    let app = App::start(dir.path());
+    let app = start_app(dir.path());
     let ws = dir.path().join(".ui-qa");
     let file = auth_file(&ws, &app);
     let f = flow(dir.path(), &app, "cookie", "/account", false);
@@ -486,7 +405,7 @@ fn unsafe_auth_files_are_refused_before_launch() {
 #[test]
 fn the_template_is_created_only_when_a_flow_asks_for_a_profile() {
     let dir = tempfile::tempdir().unwrap();
-    let app = App::start(dir.path());
+    let app = start_app(dir.path());
     let ws = dir.path().join(".ui-qa");
 
     // `auth list` with no file: an empty list, nothing created.
@@ -564,7 +483,7 @@ fn the_template_is_created_only_when_a_flow_asks_for_a_profile() {
 #[test]
 fn a_form_login_is_cached_reused_and_dropped_when_rejected() {
     let dir = tempfile::tempdir().unwrap();
-    let app = App::start(dir.path());
+    let app = start_app(dir.path());
     let ws = dir.path().join(".ui-qa");
     auth_file(&ws, &app);
     let f = flow(dir.path(), &app, "staff", "/account", false);

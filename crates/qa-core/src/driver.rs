@@ -667,4 +667,15 @@ pub trait SurfaceSession: Send {
     /// Ends the session, bounded by `deadline`. Must be safe to call after
     /// any error.
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult;
+
+    /// The elements the surface shows, with a reference for each element
+    /// one can act on and the flow locator that finds it (`ui-qa inspect`).
+    /// Drivers that cannot list elements yet say so.
+    /// The observation's `id` is the caller's to set.
+    async fn elements(
+        &mut self,
+        _deadline: Deadline,
+    ) -> Result<crate::observe::Observation, DriverError> {
+        Err(DriverError::unsupported("listing elements (ui-qa inspect)"))
+    }
 }

@@ -31,6 +31,7 @@ pub mod flow;
 pub mod host;
 pub mod keys;
 pub mod mismatch;
+pub mod observe;
 pub mod process;
 pub mod recording;
 pub mod report;

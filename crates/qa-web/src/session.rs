@@ -453,6 +453,18 @@ impl SurfaceSession for WebSession {
         })
     }
 
+    async fn elements(
+        &mut self,
+        deadline: Deadline,
+    ) -> Result<qa_core::observe::Observation, DriverError> {
+        let (elements, truncated) = artifacts::elements(&self.page, deadline).await?;
+        Ok(qa_core::observe::Observation {
+            id: String::new(),
+            elements,
+            truncated,
+        })
+    }
+
     async fn perform(
         &mut self,
         step: &Step,

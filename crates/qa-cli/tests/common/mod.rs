@@ -250,3 +250,95 @@ pub fn encodings_of(secret: &str) -> Vec<String> {
     }
     v
 }
+
+/// The loopback fixture app (`tests/fixtures/auth-app/app.py`): origin A
+/// (the app) and origin B (another port of the same host). Ends with the
+/// test (its stdin closes).
+pub struct App {
+    child: std::process::Child,
+    /// Origin A.
+    pub a: String,
+    /// Origin B.
+    pub b: String,
+    /// The app's request log (one JSON line per request).
+    pub log: PathBuf,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl App {
+    /// Starts the app with `config` (its credentials; the log path is added).
+    pub fn start(dir: &Path, mut config: Value) -> App {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+        let log = dir.join("requests.jsonl");
+        config["log"] = Value::String(log.display().to_string());
+        let cfg_path = write(dir, "app-config.json", &config.to_string());
+        let mut child = Command::new("python3")
+            .arg(root().join("tests/fixtures/auth-app/app.py"))
+            .arg(&cfg_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the fixture app (cargo xtask deps installs it)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ports: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("the app printed {line:?}: {e}"));
+        App {
+            a: format!("http://127.0.0.1:{}", ports["a"]),
+            b: format!("http://127.0.0.1:{}", ports["b"]),
+            child,
+            log,
+        }
+    }
+
+    /// The requests the app logged: (server, path, cookie, authorization).
+    pub fn requests(&self) -> Vec<(String, String, Option<String>, Option<String>)> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                let s = |k: &str| v[k].as_str().map(str::to_string);
+                (
+                    s("server").unwrap(),
+                    s("path").unwrap(),
+                    s("cookie"),
+                    s("authorization"),
+                )
+            })
+            .collect()
+    }
+
+    /// The session ids a form login produced (seen in requests to A).
+    pub fn form_sessions(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter_map(|(_, _, c, _)| c)
+            .flat_map(|c| {
+                c.split(';')
+                    .filter_map(|kv| kv.trim().strip_prefix("session=").map(str::to_string))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// A plain GET to the app (outside the browser).
+    pub fn get(&self, path: &str) {
+        use std::io::{Read, Write};
+        let addr = self.a.trim_start_matches("http://");
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        assert!(out.starts_with("HTTP/1.0 200"), "{out}");
+    }
+}

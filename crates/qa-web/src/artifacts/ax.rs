@@ -15,7 +15,7 @@ use std::collections::HashMap;
 const MAX_AX_NODES: usize = 5000;
 const MAX_AX_STRING: usize = 200;
 
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     if s.len() <= MAX_AX_STRING {
         return s.to_string();
     }
@@ -24,6 +24,36 @@ fn clip(s: &str) -> String {
         end -= 1;
     }
     format!("{}…", &s[..end])
+}
+
+/// The states of an AX node worth showing: `disabled`, `checked`,
+/// `expanded`, …, `checked=mixed`, `level=2`.
+pub(crate) fn states_of(n: &Value) -> Vec<String> {
+    n["properties"]
+        .as_array()
+        .map(|ps| {
+            ps.iter()
+                .filter_map(|p| {
+                    let name = p["name"].as_str()?;
+                    let v = &p["value"]["value"];
+                    match (name, v) {
+                        (
+                            "disabled" | "checked" | "expanded" | "selected" | "pressed"
+                            | "focused" | "required" | "invalid" | "busy" | "readonly" | "modal",
+                            Value::Bool(true),
+                        ) => Some(name.to_string()),
+                        ("checked" | "pressed", Value::String(s))
+                            if s == "true" || s == "mixed" =>
+                        {
+                            Some(format!("{name}={s}"))
+                        }
+                        ("level", Value::Number(l)) => Some(format!("level={l}")),
+                        _ => None,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Turns `Accessibility.getFullAXTree`'s flat node list into a bounded tree
@@ -72,32 +102,7 @@ pub(crate) fn compact_ax(nodes: &[Value], root_backend: Option<i64>) -> Value {
         if let Some(v) = n["value"]["value"].as_str().filter(|s| !s.is_empty()) {
             o.insert("value".into(), json!(clip(v)));
         }
-        let states: Vec<String> = n["properties"]
-            .as_array()
-            .map(|ps| {
-                ps.iter()
-                    .filter_map(|p| {
-                        let name = p["name"].as_str()?;
-                        let v = &p["value"]["value"];
-                        match (name, v) {
-                            (
-                                "disabled" | "checked" | "expanded" | "selected" | "pressed"
-                                | "focused" | "required" | "invalid" | "busy" | "readonly"
-                                | "modal",
-                                Value::Bool(true),
-                            ) => Some(name.to_string()),
-                            ("checked" | "pressed", Value::String(s))
-                                if s == "true" || s == "mixed" =>
-                            {
-                                Some(format!("{name}={s}"))
-                            }
-                            ("level", Value::Number(l)) => Some(format!("level={l}")),
-                            _ => None,
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let states = states_of(n);
         if !states.is_empty() {
             o.insert("states".into(), json!(states));
         }

@@ -5,11 +5,13 @@
 //! the single source of artifacts.
 
 mod ax;
+mod elements;
 mod logs;
 mod mask;
 mod screenshot;
 
 pub(crate) use ax::ax_snapshot;
+pub(crate) use elements::elements;
 pub(crate) use logs::{server_log, write_logs};
 pub(crate) use screenshot::{masked_video_frame, screenshot};
 

@@ -671,6 +671,36 @@ pub(crate) struct DescribeNode {
 }
 command!(DescribeNode = "DOM.describeNode" -> Described);
 
+/// `DOM.describeNode` of a backend node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DescribeBackendNode {
+    pub backend_node_id: i64,
+}
+command!(DescribeBackendNode = "DOM.describeNode" -> Described);
+
+/// `DOM.getBoxModel` of a backend node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetBoxModel {
+    pub backend_node_id: i64,
+}
+
+/// The answer of `DOM.getBoxModel`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct BoxModelResult {
+    pub model: BoxModel,
+}
+
+/// A `DOM.BoxModel` (the border quad).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct BoxModel {
+    pub border: Vec<f64>,
+}
+command!(GetBoxModel = "DOM.getBoxModel" -> BoxModelResult);
+
 /// The answer of `DOM.describeNode`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -683,6 +713,8 @@ pub(crate) struct Described {
 #[serde(default, rename_all = "camelCase")]
 pub(crate) struct Node {
     pub backend_node_id: Option<i64>,
+    /// Attribute names and values, alternating.
+    pub attributes: Vec<String>,
     /// The frame a frame owner element (`<iframe>`) hosts.
     pub frame_id: Option<String>,
 }

@@ -1,0 +1,153 @@
+//! `ui-qa inspect URL` against the loopback fixture app in real Chromium:
+//! the printed tree and the JSON observation are snapshots, and every
+//! locator it suggests finds exactly one element when a flow uses it.
+
+mod common;
+
+use common::{bin, write, App};
+use serde_json::Value;
+use std::process::Command;
+
+fn app(dir: &std::path::Path) -> App {
+    App::start(
+        dir,
+        serde_json::json!({ "username": "staff", "password": "inspect-only-pw" }),
+    )
+}
+
+/// `python3 -m http.server` over `tests/fixtures/web`, ended with the test.
+struct Static {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for Static {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn static_pages() -> Static {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new("python3")
+        .args([
+            "-u",
+            "-m",
+            "http.server",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+        ])
+        .arg(common::root().join("tests/fixtures/web"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .unwrap_or_else(|| panic!("http.server said {line:?}"))
+        .to_string();
+    Static {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+fn inspect(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(bin())
+        .arg("inspect")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_page_is_printed_as_a_tree_with_refs_and_locators() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path());
+    let (code, out, err) = inspect(&[&format!("{}/login", app.a)]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("inspect_login", out);
+    let (code, out, err) = inspect(&["--json", &format!("{}/cross", app.a)]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for e in v["elements"].as_array().unwrap() {
+        let b = &e["bounds"];
+        assert!(b["width"].as_f64().unwrap() > 0.0, "{e}");
+    }
+    insta::assert_json_snapshot!("inspect_cross", v, { ".elements[].bounds" => "[bounds]" });
+    // Two buttons with one name: told apart by nth.
+    let pages = static_pages();
+    let (code, out, err) = inspect(&[&format!("{}/ambiguous.html", pages.base)]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("inspect_ambiguous", out);
+}
+
+#[test]
+fn every_suggested_locator_finds_exactly_one_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path());
+    let pages = static_pages();
+    let urls = [
+        format!("{}/login", app.a),
+        format!("{}/cross", app.a),
+        format!("{}/ambiguous.html", pages.base),
+        format!("{}/form.html", pages.base),
+    ];
+    for url in urls {
+        let path = &url;
+        let (code, out, err) = inspect(&["--json", &url]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let steps: Vec<Value> = v["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| !e["locator"].is_null())
+            .map(|e| serde_json::json!({ "action": "assertCount", "locator": e["locator"], "count": 1 }))
+            .collect();
+        assert!(steps.len() >= 2, "{out}");
+        let flow = serde_json::json!({ "target": { "url": &url }, "steps": steps });
+        let f = write(dir.path(), "locators.jsonc", &flow.to_string());
+        let o = Command::new(bin())
+            .args(["run", "--json", "--video", "off", "--workspace"])
+            .arg(dir.path().join("ws"))
+            .arg(&f)
+            .output()
+            .unwrap();
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["status"], "PASSED", "{path}: {r:#}");
+    }
+}
+
+#[test]
+fn an_unreachable_page_fails_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nothing listens on: bind one, then close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _ = dir;
+    let (code, out, err) = inspect(&[&format!("http://127.0.0.1:{port}/")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("web.target.unreachable"), "{err}");
+    let (code, _, err) = inspect(&["not a url"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,0 +1,152 @@
+//! What a surface shows, element by element: a typed, bounded observation
+//! with a reference (`@e1`, `@e2`, …) for each element one can act on and
+//! the flow locator that finds it. `ui-qa inspect` prints it; interactive
+//! sessions build on it.
+
+use crate::flow::Locator;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The most elements an observation lists.
+pub const MAX_ELEMENTS: usize = 500;
+
+/// A rectangle in CSS pixels (browser) or screen pixels (desktop).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Bounds {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// One element of an observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservedElement {
+    /// `@eN` for an element one can act on; absent for context (headings,
+    /// landmarks, alerts).
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Depth in the observation's tree (0: top level).
+    pub depth: usize,
+    /// Role (ARIA role on the web).
+    pub role: String,
+    /// Accessible name (redacted like everything else).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Current value (inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// States such as `disabled`, `checked`, `focused`, `level=2`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
+    /// Where it is, when it has a box.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Bounds>,
+    /// The flow locator that finds exactly this element (`testId`, else
+    /// `role` + `name`, with `nth` only when nothing else tells it apart);
+    /// checked by the driver to match exactly one element, absent when no
+    /// such locator was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locator: Option<Locator>,
+}
+
+/// A bounded list of elements in document order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    /// The observation's id; refs belong to it.
+    pub id: String,
+    /// The elements.
+    pub elements: Vec<ObservedElement>,
+    /// Whether elements were left out ([`MAX_ELEMENTS`]).
+    pub truncated: bool,
+}
+
+/// The locator for `elements[i]`: its test id when unique among them, else
+/// its role and name, with `nth` (0-based) when several share both.
+pub fn suggest_locator(
+    test_ids: &[Option<String>],
+    roles: &[(String, String)],
+    i: usize,
+) -> Locator {
+    if let Some(t) = &test_ids[i] {
+        if test_ids.iter().filter(|x| x.as_ref() == Some(t)).count() == 1 {
+            return Locator {
+                test_id: Some(t.clone()),
+                ..Default::default()
+            };
+        }
+    }
+    let (role, name) = &roles[i];
+    let same: Vec<usize> = roles
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| *r == &roles[i])
+        .map(|(j, _)| j)
+        .collect();
+    Locator {
+        role: Some(role.clone()),
+        name: (!name.is_empty()).then(|| name.clone()),
+        // Names match as case-insensitive substrings unless `exact`: it is
+        // set when another element's name of the same role contains this one.
+        exact: (!name.is_empty()
+            && roles.iter().any(|(r, n)| {
+                r == role && n != name && n.to_lowercase().contains(&name.to_lowercase())
+            }))
+        .then_some(true),
+        nth: (same.len() > 1).then(|| same.iter().position(|j| *j == i).unwrap_or(0) as u32),
+        ..Default::default()
+    }
+}
+
+/// The locator as flow JSON text (one line).
+pub fn locator_text(l: &Locator) -> String {
+    serde_json::to_string(l).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_ids_win_then_role_and_name_then_nth() {
+        let ids = vec![
+            Some("save".to_string()),
+            None,
+            None,
+            Some("x".into()),
+            Some("x".into()),
+        ];
+        let roles: Vec<(String, String)> = [
+            ("button", "Save"),
+            ("button", "Cancel"),
+            ("button", "Cancel"),
+            ("link", "Help"),
+            ("link", "Help me"),
+        ]
+        .iter()
+        .map(|(r, n)| (r.to_string(), n.to_string()))
+        .collect();
+        assert_eq!(
+            suggest_locator(&ids, &roles, 0).test_id.as_deref(),
+            Some("save")
+        );
+        let c = suggest_locator(&ids, &roles, 2);
+        assert_eq!(
+            (c.role.as_deref(), c.name.as_deref(), c.nth),
+            (Some("button"), Some("Cancel"), Some(1))
+        );
+        // "Help" is a substring of "Help me": exact keeps it to one match.
+        let h = suggest_locator(&ids, &roles, 3);
+        assert_eq!((h.name.as_deref(), h.exact), (Some("Help"), Some(true)));
+        assert_eq!(
+            locator_text(&suggest_locator(&ids, &roles, 1)),
+            r#"{"role":"button","name":"Cancel","nth":0}"#
+        );
+    }
+}
