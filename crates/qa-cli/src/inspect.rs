@@ -1,6 +1,7 @@
-//! `ui-qa inspect URL`: open a page, print what is on it — each element one
-//! can act on with a reference, and the flow locator to use for every
-//! element — then close everything that was started.
+//! `ui-qa inspect URL | -- COMMAND…`: open a page or a terminal program,
+//! print what it shows — for a page each element one can act on with a
+//! reference and the flow locator to use for every element; for a terminal
+//! the screen, cursor and modes — then end everything that was started.
 
 use crate::exit;
 use qa_core::driver::{Host, RunOptions, SessionContext};
@@ -13,17 +14,32 @@ use std::sync::Arc;
 /// How long opening and reading the page may take.
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
 
-/// Runs `ui-qa inspect URL`; returns the exit code.
-pub async fn run(url: &str, json: bool, options: RunOptions) -> u8 {
-    let text = serde_json::json!({
-        "target": { "url": url },
-        "steps": [ { "action": "reload" } ]
-    })
-    .to_string();
+/// Runs `ui-qa inspect`; returns the exit code.
+pub async fn run(url: Option<&str>, command: &[String], json: bool, options: RunOptions) -> u8 {
+    let (target, first) = match (url, command.is_empty()) {
+        (Some(u), true) => (
+            serde_json::json!({ "url": u }),
+            serde_json::json!({ "action": "reload" }),
+        ),
+        (None, false) => (
+            serde_json::json!({ "command": { "argv": command } }),
+            serde_json::json!({ "action": "waitForStable", "stableMs": 500, "timeoutMs": 15000 }),
+        ),
+        _ => {
+            eprintln!(
+                "error: give a URL, or a terminal program after `--` (ui-qa inspect -- htop)"
+            );
+            return exit::INVALID;
+        }
+    };
+    let text = serde_json::json!({ "target": target, "steps": [first] }).to_string();
     let flow = match Flow::parse(&text, std::path::Path::new(".")) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {url:?} cannot be inspected: {}", e.message);
+            eprintln!(
+                "error: this cannot be inspected: {} ({})",
+                e.message, e.pointer
+            );
             return exit::INVALID;
         }
     };
@@ -66,6 +82,16 @@ pub async fn run(url: &str, json: bool, options: RunOptions) -> u8 {
     };
     let code = match sel.driver.open(&flow, ctx).await {
         Ok(mut session) => {
+            // A terminal program is read once its screen is stable.
+            let step = &flow.steps[0];
+            if step.action_name() == "waitForStable" {
+                let _ = qa_core::runner::run_step(
+                    session.as_mut(),
+                    step,
+                    Deadline::after_ms(step.step_timeout_ms()).min(deadline),
+                )
+                .await;
+            }
             let observed = session.elements(deadline).await;
             let _ = session.close(Deadline::after_ms(15_000)).await;
             match observed {
@@ -109,6 +135,34 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
             "{}\n",
             serde_json::to_string_pretty(&v).expect("json")
         ));
+        return;
+    }
+    if let Some(sc) = &o.screen {
+        let shown = sc
+            .lines
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        let mut out = format!(
+            "terminal {}x{}, cursor row {} col {}, modes: {}\n",
+            sc.cols,
+            sc.rows,
+            sc.cursor_row,
+            sc.cursor_col,
+            if sc.modes.is_empty() {
+                "none".to_string()
+            } else {
+                sc.modes.join(", ")
+            }
+        );
+        for l in &sc.lines[..shown] {
+            out.push_str(&format!("│{l}\n"));
+        }
+        if shown < sc.rows {
+            out.push_str(&format!("({} empty row(s) below)\n", sc.rows - shown));
+        }
+        out.push_str("flow steps: waitForText / assertText with text from the screen; assertCursor { row, col }\n");
+        crate::console::write(format_args!("{}", secrets.redact(&out)));
         return;
     }
     for e in &o.elements {

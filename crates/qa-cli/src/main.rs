@@ -154,19 +154,28 @@ enum Command {
     /// passed, 1 failed, 3 blocked, 124 timed out, 130 cancelled); 2 when
     /// nothing could be merged.
     Report(reports::command::ReportArgs),
-    /// Open a page and print what is on it: each element one can act on
-    /// (with a reference such as @e1), headings and landmarks for
-    /// orientation, and the flow locator to use for every element. Keeps no
-    /// run; everything started is ended. Exit 0, 1 when the page cannot be
-    /// read, 3 when blocked.
+    /// Open a page, a terminal program or a desktop application and print
+    /// what it shows, with what to write in a flow.
+    ///
+    /// A page (`ui-qa inspect URL`): its buttons, links, fields and other
+    /// controls, each with a reference such as @e1, its headings and
+    /// landmarks, and the flow locator that finds each element (checked
+    /// against the page). A terminal program (`ui-qa inspect -- CMD ARGS…`):
+    /// its screen once it is stable, cursor and modes. Keeps no run;
+    /// everything started is ended. Exit 0, 1 when the target cannot be
+    /// read, 2 for a bad invocation, 3 when blocked.
     Inspect {
-        /// The page (http, https or file URL).
-        url: String,
+        /// The page (an http or https URL). Omit it to inspect the command
+        /// after `--`.
+        url: Option<String>,
         /// Print the observation as JSON on stdout.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         host: HostArgs,
+        /// A terminal program and its arguments, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
     },
     /// Auth profiles (.ui-qa/auth.jsonc): list them (ids, types, origins;
     /// never a value) or create the private template a person fills.
@@ -821,7 +830,12 @@ fn main() -> ExitCode {
             Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
             Command::Report(args) => reports::command::run(args),
             Command::Auth(args) => auth::run(args),
-            Command::Inspect { url, json, host } => inspect::run(url, *json, host.options()).await,
+            Command::Inspect {
+                url,
+                json,
+                host,
+                command,
+            } => inspect::run(url.as_deref(), command, *json, host.options()).await,
             Command::Schema { name } => {
                 match name {
                     SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),

@@ -151,3 +151,34 @@ fn an_unreachable_page_fails_and_leaves_nothing() {
     let (code, _, err) = inspect(&["not a url"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_terminal_program_is_printed_as_its_screen_with_secrets_masked() {
+    // The program gets no environment from ui-qa's: the token is in the script.
+    let script = "printf 'menu: [o]pen [q]uit\\ntoken: %s\\n> ' Tk-inspect-4411; read x";
+    let o = Command::new(bin())
+        .args(["inspect", "--", "sh", "-c", script])
+        .env("UI_QA_SECRET_INSPECT", "Tk-inspect-4411")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!out.contains("Tk-inspect-4411"), "{out}");
+    insta::assert_snapshot!("inspect_terminal", out);
+    let o = Command::new(bin())
+        .args(["inspect", "--json", "--", "sh", "-c", script])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Without the secret registered, the same screen shows it.
+    assert_eq!(v["screen"]["lines"][1], "token: Tk-inspect-4411");
+    assert_eq!(v["screen"]["cursorRow"], 2);
+    assert_eq!(v["screen"]["cursorCol"], 2);
+}

@@ -55,7 +55,27 @@ pub struct ObservedElement {
     pub locator: Option<Locator>,
 }
 
-/// A bounded list of elements in document order.
+/// What a terminal shows: the screen, its cursor and modes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenObservation {
+    /// Columns.
+    pub cols: usize,
+    /// Rows.
+    pub rows: usize,
+    /// Each visible row, trailing blanks trimmed; a cell showing a secret
+    /// is masked.
+    pub lines: Vec<String>,
+    /// Cursor row (0-based).
+    pub cursor_row: usize,
+    /// Cursor column (0-based).
+    pub cursor_col: usize,
+    /// Active modes (`alt-screen`, `bracketed-paste`, …).
+    pub modes: Vec<String>,
+}
+
+/// What a surface shows: elements in document order (browser, desktop) or
+/// a screen (terminal), bounded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Observation {
@@ -65,6 +85,9 @@ pub struct Observation {
     pub elements: Vec<ObservedElement>,
     /// Whether elements were left out ([`MAX_ELEMENTS`]).
     pub truncated: bool,
+    /// A terminal's screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<ScreenObservation>,
 }
 
 /// The locator for `elements[i]`: its test id when unique among them, else

@@ -376,6 +376,27 @@ impl SurfaceSession for TuiSession {
         Ok(self.surface_state())
     }
 
+    /// The screen (masked where it shows a secret), cursor and modes.
+    async fn elements(
+        &mut self,
+        _deadline: Deadline,
+    ) -> Result<qa_core::observe::Observation, DriverError> {
+        let s = self.masked_snapshot();
+        Ok(qa_core::observe::Observation {
+            id: String::new(),
+            elements: Vec::new(),
+            truncated: false,
+            screen: Some(qa_core::observe::ScreenObservation {
+                cols: s.cols,
+                rows: s.rows,
+                lines: s.lines,
+                cursor_row: s.cursor_row,
+                cursor_col: s.cursor_col,
+                modes: s.modes.iter().map(|m| m.to_string()).collect(),
+            }),
+        })
+    }
+
     async fn perform(
         &mut self,
         step: &Step,

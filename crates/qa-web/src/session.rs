@@ -462,6 +462,7 @@ impl SurfaceSession for WebSession {
             id: String::new(),
             elements,
             truncated,
+            screen: None,
         })
     }
 
