@@ -15,9 +15,19 @@ use std::sync::Arc;
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
 
 /// Runs `ui-qa inspect`; returns the exit code.
-pub async fn run(url: Option<&str>, command: &[String], json: bool, options: RunOptions) -> u8 {
+pub async fn run(
+    url: Option<&str>,
+    command: &[String],
+    app: bool,
+    json: bool,
+    options: RunOptions,
+) -> u8 {
     let (target, first) = match (url, command.is_empty()) {
-        (Some(u), true) => (
+        (None, false) if app => (
+            serde_json::json!({ "application": { "launch": { "argv": command } } }),
+            serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 }),
+        ),
+        (Some(u), true) if !app => (
             serde_json::json!({ "url": u }),
             serde_json::json!({ "action": "reload" }),
         ),
@@ -82,9 +92,10 @@ pub async fn run(url: Option<&str>, command: &[String], json: bool, options: Run
     };
     let code = match sel.driver.open(&flow, ctx).await {
         Ok(mut session) => {
-            // A terminal program is read once its screen is stable.
+            // A terminal program is read once its screen is stable, an
+            // application once it shows a window.
             let step = &flow.steps[0];
-            if step.action_name() == "waitForStable" {
+            if matches!(step.action_name(), "waitForStable" | "waitForWindow") {
                 let _ = qa_core::runner::run_step(
                     session.as_mut(),
                     step,

@@ -161,7 +161,9 @@ enum Command {
     /// controls, each with a reference such as @e1, its headings and
     /// landmarks, and the flow locator that finds each element (checked
     /// against the page). A terminal program (`ui-qa inspect -- CMD ARGS…`):
-    /// its screen once it is stable, cursor and modes. Keeps no run;
+    /// its screen once it is stable, cursor and modes. A desktop
+    /// application (`ui-qa inspect --app -- CMD ARGS…`): its controls with
+    /// references and locators, windows and labels. Keeps no run;
     /// everything started is ended. Exit 0, 1 when the target cannot be
     /// read, 2 for a bad invocation, 3 when blocked.
     Inspect {
@@ -171,9 +173,14 @@ enum Command {
         /// Print the observation as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// The command after `--` is a desktop application: print its
+        /// accessibility tree (with --virtual-display on a headless host).
+        #[arg(long)]
+        app: bool,
         #[command(flatten)]
         host: HostArgs,
-        /// A terminal program and its arguments, after `--`.
+        /// A terminal program (or with --app, a desktop application) and
+        /// its arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
     },
@@ -833,9 +840,10 @@ fn main() -> ExitCode {
             Command::Inspect {
                 url,
                 json,
+                app,
                 host,
                 command,
-            } => inspect::run(url.as_deref(), command, *json, host.options()).await,
+            } => inspect::run(url.as_deref(), command, *app, *json, host.options()).await,
             Command::Schema { name } => {
                 match name {
                     SchemaName::Flow => print!("{}", qa_core::schema::flow_schema_json()),

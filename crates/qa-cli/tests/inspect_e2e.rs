@@ -182,3 +182,53 @@ fn a_terminal_program_is_printed_as_its_screen_with_secrets_masked() {
     assert_eq!(v["screen"]["cursorRow"], 2);
     assert_eq!(v["screen"]["cursorCol"], 2);
 }
+
+#[test]
+fn a_desktop_app_is_printed_with_refs_and_locators_that_resolve() {
+    let app = common::root().join("tests/fixtures/desktop/fixture_app.py");
+    let app = app.to_str().unwrap();
+    let (code, out, err) = inspect(&["--app", "--virtual-display", "--", "/usr/bin/python3", app]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("inspect_desktop", out);
+    let (code, out, err) = inspect(&[
+        "--app",
+        "--virtual-display",
+        "--json",
+        "--",
+        "/usr/bin/python3",
+        app,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let mut steps = vec![serde_json::json!({ "action": "waitForWindow" })];
+    for e in v["elements"].as_array().unwrap() {
+        if !e["locator"].is_null() {
+            steps.push(
+                serde_json::json!({ "action": "snapshotAccessibility", "locator": e["locator"] }),
+            );
+        }
+    }
+    assert!(steps.len() >= 8, "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = serde_json::json!({
+        "timeoutMs": 120000,
+        "target": { "application": { "launch": { "argv": ["/usr/bin/python3", app] } } },
+        "steps": steps,
+    });
+    let f = write(dir.path(), "desktop-locators.jsonc", &flow.to_string());
+    let o = Command::new(bin())
+        .args([
+            "run",
+            "--json",
+            "--video",
+            "off",
+            "--virtual-display",
+            "--workspace",
+        ])
+        .arg(dir.path().join("ws"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+}

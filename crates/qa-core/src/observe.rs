@@ -90,18 +90,44 @@ pub struct Observation {
     pub screen: Option<ScreenObservation>,
 }
 
-/// The locator for `elements[i]`: its test id when unique among them, else
-/// its role and name, with `nth` (0-based) when several share both.
+/// Which backend's locator vocabulary a suggestion uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocatorStyle {
+    /// Browser: `testId`, `nth`, names matched as substrings.
+    Web,
+    /// Desktop: `automationId`, `occurrence`, names matched exactly.
+    Desktop,
+}
+
+/// The locator for `elements[i]`: its test id (`automationId` on desktop)
+/// when unique among them, else its role and name, with `nth`
+/// (`occurrence` on desktop, 0-based) when several share both.
 pub fn suggest_locator(
+    test_ids: &[Option<String>],
+    roles: &[(String, String)],
+    i: usize,
+) -> Locator {
+    suggest_locator_for(LocatorStyle::Web, test_ids, roles, i)
+}
+
+/// [`suggest_locator`] in the vocabulary of `style`.
+pub fn suggest_locator_for(
+    style: LocatorStyle,
     test_ids: &[Option<String>],
     roles: &[(String, String)],
     i: usize,
 ) -> Locator {
     if let Some(t) = &test_ids[i] {
         if test_ids.iter().filter(|x| x.as_ref() == Some(t)).count() == 1 {
-            return Locator {
-                test_id: Some(t.clone()),
-                ..Default::default()
+            return match style {
+                LocatorStyle::Web => Locator {
+                    test_id: Some(t.clone()),
+                    ..Default::default()
+                },
+                LocatorStyle::Desktop => Locator {
+                    automation_id: Some(t.clone()),
+                    ..Default::default()
+                },
             };
         }
     }
@@ -112,6 +138,16 @@ pub fn suggest_locator(
         .filter(|(_, r)| *r == &roles[i])
         .map(|(j, _)| j)
         .collect();
+    let pick = (same.len() > 1).then(|| same.iter().position(|j| *j == i).unwrap_or(0) as u32);
+    if style == LocatorStyle::Desktop {
+        // Desktop names compare exactly by default.
+        return Locator {
+            role: Some(role.clone()),
+            name: (!name.is_empty()).then(|| name.clone()),
+            occurrence: pick,
+            ..Default::default()
+        };
+    }
     Locator {
         role: Some(role.clone()),
         name: (!name.is_empty()).then(|| name.clone()),
@@ -122,7 +158,7 @@ pub fn suggest_locator(
                 r == role && n != name && n.to_lowercase().contains(&name.to_lowercase())
             }))
         .then_some(true),
-        nth: (same.len() > 1).then(|| same.iter().position(|j| *j == i).unwrap_or(0) as u32),
+        nth: pick,
         ..Default::default()
     }
 }

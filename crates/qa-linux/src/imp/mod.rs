@@ -31,6 +31,7 @@ mod bus;
 mod capture;
 mod checks;
 mod display;
+mod inspect;
 mod keys;
 mod objref;
 mod open;

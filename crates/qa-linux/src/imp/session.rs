@@ -143,6 +143,13 @@ fn desktop(step: &Step) -> Result<&DesktopAction, DriverError> {
 
 #[async_trait]
 impl SurfaceSession for LinuxSession {
+    async fn elements(
+        &mut self,
+        deadline: Deadline,
+    ) -> Result<qa_core::observe::Observation, DriverError> {
+        super::inspect::elements(&self.app, deadline).await
+    }
+
     async fn observe(&mut self) -> Result<SurfaceState, DriverError> {
         let wins = Deadline::after_ms(OBSERVE_MS)
             .run(self.app.windows())
