@@ -12,6 +12,7 @@
 //! [`steps`] executes steps and [`record`] accumulates what happened and
 //! assembles the result document.
 
+pub mod interactive;
 mod record;
 mod steps;
 
@@ -205,7 +206,7 @@ pub async fn run(
             selected.probe.missing.clone(),
         );
         acc.skip_rest(flow, 0);
-    } else if let Some(auth) = prepare_auth(flow, &req, &mut acc) {
+    } else if let Some(auth) = prepare_auth(flow, &req.workspace, &req.secrets, &mut acc) {
         let ctx = SessionContext {
             evidence: evidence.clone(),
             processes: req.processes.clone(),
@@ -225,7 +226,7 @@ pub async fn run(
             ctx,
             flow_ms,
             flow_deadline,
-            &req,
+            &req.cancel,
             &progress,
             &mut acc,
         )
@@ -244,56 +245,21 @@ pub async fn run(
             cleanup = close(session, req.cleanup_timeout, &progress, &mut acc).await;
         }
     }
-    acc.settle_fail_stage();
-    acc.stage = "cleanup".into();
-    // Safety net: end anything the driver registered and did not end.
-    let _ = req
-        .processes
-        .end_all(DEFAULT_GRACE, Deadline::after(req.cleanup_timeout))
-        .await;
-    // What every end_all of this run did (drivers' and the runner's), plus
-    // whatever drivers reported on their own; each process once.
-    let mut journal = req.processes.take_journal();
-    journal.merge(cleanup);
-    let cleanup = record::dedup_cleanup(journal);
-
-    // Scratch (a browser profile, an app's private runtime dir) is not
-    // evidence; remove it unless a developer asked to keep it.
-    if std::env::var_os(KEEP_SCRATCH_ENV).is_none() {
-        if let Err(e) = evidence.remove_scratch() {
-            acc.note(
-                None,
-                ObservationKind::Cleanup,
-                format!("scratch files could not be removed: {e}"),
-            );
-        }
-    }
-    // `retain-on-failure` recordings go when the run passed.
-    if acc.status == crate::result::RunStatus::Passed {
-        evidence.discard_conditional();
-    }
-    let result = acc.assemble(record::Finish {
-        evidence: &evidence,
-        secrets: &req.secrets,
-        flow,
+    let result = finalize(
+        Ending {
+            evidence: &evidence,
+            processes: &req.processes,
+            secrets: &req.secrets,
+            cleanup_timeout: req.cleanup_timeout,
+            flow,
+            run_id,
+            started_at,
+            started,
+        },
+        acc,
         cleanup,
-        run_id,
-        started_at,
-        duration_ms: started.elapsed().as_millis() as u64,
-    });
-    if let Ok((_, mut f)) = evidence.root_file("result.json") {
-        if let Ok(s) = serde_json::to_string_pretty(&result) {
-            let _ = f.write_all(s.as_bytes());
-            let _ = f.write_all(b"\n");
-        }
-    }
-    // The page a person opens; fails closed: no report if a secret is in it.
-    let html = crate::report::render_run(&result, evidence.run_dir());
-    if !req.secrets.found_in(html.as_bytes()) {
-        if let Ok((_, mut f)) = evidence.root_file("report.html") {
-            let _ = f.write_all(html.as_bytes());
-        }
-    }
+    )
+    .await;
     progress.emit(ProgressEvent::finished(&result));
     Ok(result)
 }
@@ -304,7 +270,8 @@ pub async fn run(
 /// flow.
 fn prepare_auth(
     flow: &Flow,
-    req: &RunRequest,
+    workspace: &std::path::Path,
+    secrets: &Secrets,
     acc: &mut Acc,
 ) -> Option<Option<Arc<crate::auth::AuthProfile>>> {
     let crate::flow::Target::Browser(t) = &flow.target else {
@@ -313,7 +280,7 @@ fn prepare_auth(
     let Some(id) = t.profile.as_deref() else {
         return Some(None);
     };
-    match crate::auth::prepare(&req.workspace, id, &req.secrets) {
+    match crate::auth::prepare(workspace, id, secrets) {
         Ok(p) => Some(Some(Arc::new(p))),
         Err(b) => {
             acc.stage = "auth".into();
@@ -327,6 +294,74 @@ fn prepare_auth(
     }
 }
 
+/// What ending a run needs (besides its record and the driver's cleanup).
+struct Ending<'a> {
+    evidence: &'a Arc<Evidence>,
+    processes: &'a Arc<ProcessOwner>,
+    secrets: &'a Arc<Secrets>,
+    cleanup_timeout: Duration,
+    flow: &'a Flow,
+    run_id: String,
+    started_at: String,
+    started: Instant,
+}
+
+/// Ends a run: the safety-net cleanup, scratch removal, conditional
+/// recordings, the result document (`result.json`) and `report.html`.
+async fn finalize(e: Ending<'_>, mut acc: Acc, cleanup: CleanupReport) -> RunResult {
+    acc.settle_fail_stage();
+    acc.stage = "cleanup".into();
+    // Safety net: end anything the driver registered and did not end.
+    let _ = e
+        .processes
+        .end_all(DEFAULT_GRACE, Deadline::after(e.cleanup_timeout))
+        .await;
+    // What every end_all of this run did (drivers' and the runner's), plus
+    // whatever drivers reported on their own; each process once.
+    let mut journal = e.processes.take_journal();
+    journal.merge(cleanup);
+    let cleanup = record::dedup_cleanup(journal);
+
+    // Scratch (a browser profile, an app's private runtime dir) is not
+    // evidence; remove it unless a developer asked to keep it.
+    if std::env::var_os(KEEP_SCRATCH_ENV).is_none() {
+        if let Err(err) = e.evidence.remove_scratch() {
+            acc.note(
+                None,
+                ObservationKind::Cleanup,
+                format!("scratch files could not be removed: {err}"),
+            );
+        }
+    }
+    // `retain-on-failure` recordings go when the run passed.
+    if acc.status == crate::result::RunStatus::Passed {
+        e.evidence.discard_conditional();
+    }
+    let result = acc.assemble(record::Finish {
+        evidence: e.evidence,
+        secrets: e.secrets,
+        flow: e.flow,
+        cleanup,
+        run_id: e.run_id,
+        started_at: e.started_at,
+        duration_ms: e.started.elapsed().as_millis() as u64,
+    });
+    if let Ok((_, mut f)) = e.evidence.root_file("result.json") {
+        if let Ok(s) = serde_json::to_string_pretty(&result) {
+            let _ = f.write_all(s.as_bytes());
+            let _ = f.write_all(b"\n");
+        }
+    }
+    // The page a person opens; fails closed: no report if a secret is in it.
+    let html = crate::report::render_run(&result, e.evidence.run_dir());
+    if !e.secrets.found_in(html.as_bytes()) {
+        if let Ok((_, mut f)) = e.evidence.root_file("report.html") {
+            let _ = f.write_all(html.as_bytes());
+        }
+    }
+    result
+}
+
 /// The `launch` stage: opens the session within the flow deadline, or
 /// records why it could not (BLOCKED, failed, timed out, cancelled).
 #[allow(clippy::too_many_arguments)]
@@ -336,7 +371,7 @@ async fn launch(
     ctx: SessionContext,
     flow_ms: u64,
     flow_deadline: Deadline,
-    req: &RunRequest,
+    cancel: &Cancel,
     progress: &Progress<'_>,
     acc: &mut Acc,
 ) -> Option<Box<dyn SurfaceSession>> {
@@ -345,7 +380,7 @@ async fn launch(
     let launch_started = Instant::now();
     let opened = tokio::select! {
         r = flow_deadline.run(driver.open(flow, ctx)) => r,
-        _ = req.cancel.cancelled() => { acc.cancelled = true; None }
+        _ = cancel.cancelled() => { acc.cancelled = true; None }
     };
     let (session, how) = match opened {
         Some(Ok(s)) => (Some(s), "passed"),

@@ -90,116 +90,133 @@ pub(super) async fn run_steps(
     acc: &mut Acc,
 ) {
     for (i, step) in flow.steps.iter().enumerate() {
-        let stage = stage_name(step);
-        acc.stage = stage.clone();
-        progress.emit(
-            ProgressEvent::stage_start(&stage, Some(step.index + 1), Some(step.action_name()))
-                .described(step.name.as_deref(), None),
-        );
-        let t = Instant::now();
-        let own_deadline = Deadline::after_ms(step.step_timeout_ms());
-        // The flow's deadline, not the step's, bounds this step: when it
-        // passes, the run timed out (run.timeout), whatever the step saw.
-        let flow_bound = flow_deadline < own_deadline;
-        let step_deadline = own_deadline.min(flow_deadline);
-        let mut mismatch = None;
-        let end = tokio::select! {
-            r = run_step(session, step, step_deadline) => {
-                for n in r.notes {
-                    acc.note(Some(step.index + 1), super::record::observation_kind(&n, ObservationKind::Step), n.message);
-                }
-                acc.assertions.extend(r.assertion);
-                mismatch = r.mismatch;
-                r.end
-            }
-            _ = cancel.cancelled() => StepEnd::Cancelled,
-        };
-        let dur = t.elapsed();
-        let (status, reason, detail) = match end {
-            StepEnd::Passed(d) => (StepStatus::Passed, None, d),
-            StepEnd::Failed(_, r) if flow_bound && flow_deadline.expired() => {
-                acc.timed_out = true;
-                let r = format!("flow deadline of {flow_ms} ms passed; {r}");
-                acc.fail(CoreCode::RunTimeout.as_str(), format!("{r} during {stage}"));
-                (StepStatus::TimedOut, Some(r), None)
-            }
-            StepEnd::Failed(code, r) => {
-                if flow_deadline.expired() {
-                    acc.timed_out = true;
-                }
-                acc.fail(
-                    code,
-                    format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
-                );
-                (StepStatus::Failed, Some(r), None)
-            }
-            StepEnd::Blocked(e) => {
-                acc.block(&e, BlockedReasonCode::TargetUnobservable);
-                (StepStatus::Failed, Some(e.message), None)
-            }
-            StepEnd::TimedOut => {
-                let flow_expired = flow_deadline.expired();
-                let r = if flow_expired {
-                    acc.timed_out = true;
-                    format!("flow deadline of {flow_ms} ms passed")
-                } else {
-                    format!("step deadline of {} ms passed", step.step_timeout_ms())
-                };
-                if flow_expired {
-                    acc.fail(CoreCode::RunTimeout.as_str(), format!("{r} during {stage}"));
-                } else {
-                    acc.fail(
-                        CoreCode::StepTimeout.as_str(),
-                        format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
-                    );
-                }
-                (StepStatus::TimedOut, Some(r), None)
-            }
-            StepEnd::Cancelled => {
-                acc.cancelled = true;
-                acc.fail(
-                    CoreCode::RunCancelled.as_str(),
-                    format!("cancelled during {stage}"),
-                );
-                (StepStatus::Failed, Some("cancelled".into()), None)
-            }
-        };
-        progress.emit(
-            ProgressEvent::stage_end(
-                &stage,
-                Some(step.index + 1),
-                Some(step.action_name()),
-                match status {
-                    StepStatus::Passed => "passed",
-                    StepStatus::Failed => "failed",
-                    StepStatus::TimedOut => "timedOut",
-                    StepStatus::Skipped => "skipped",
-                },
-                dur,
-            )
-            .described(step.name.as_deref(), detail.as_deref()),
-        );
-        acc.steps.push(StepRecord {
-            index: step.index + 1,
-            action: step.action_name().into(),
-            name: step.name.clone(),
-            status,
-            started_ms: Some(t.saturating_duration_since(acc.run_started).as_millis() as u64),
-            duration_ms: dur.as_millis() as u64,
-            failure: (status != StepStatus::Passed)
-                .then(|| failure_of(step, mismatch))
-                .flatten(),
-            reason,
-            detail,
-        });
+        let status =
+            run_recorded(session, step, flow_deadline, flow_ms, cancel, progress, acc).await;
         if status != StepStatus::Passed {
-            if !acc.cancelled {
-                keep_failure_evidence(session, step, acc).await;
-            }
             acc.skip_rest(flow, i + 1);
             return;
         }
     }
+}
+
+/// Runs one step under its deadline (bounded by the flow's), records it
+/// (status, reason, notes, assertion, progress) and, when it did not pass,
+/// keeps the failure evidence.
+pub(super) async fn run_recorded(
+    session: &mut dyn SurfaceSession,
+    step: &Step,
+    flow_deadline: Deadline,
+    flow_ms: u64,
+    cancel: &Cancel,
+    progress: &Progress<'_>,
+    acc: &mut Acc,
+) -> StepStatus {
+    let stage = stage_name(step);
+    acc.stage = stage.clone();
+    progress.emit(
+        ProgressEvent::stage_start(&stage, Some(step.index + 1), Some(step.action_name()))
+            .described(step.name.as_deref(), None),
+    );
+    let t = Instant::now();
+    let own_deadline = Deadline::after_ms(step.step_timeout_ms());
+    // The flow's deadline, not the step's, bounds this step: when it
+    // passes, the run timed out (run.timeout), whatever the step saw.
+    let flow_bound = flow_deadline < own_deadline;
+    let step_deadline = own_deadline.min(flow_deadline);
+    let mut mismatch = None;
+    let end = tokio::select! {
+        r = run_step(session, step, step_deadline) => {
+            for n in r.notes {
+                acc.note(Some(step.index + 1), super::record::observation_kind(&n, ObservationKind::Step), n.message);
+            }
+            acc.assertions.extend(r.assertion);
+            mismatch = r.mismatch;
+            r.end
+        }
+        _ = cancel.cancelled() => StepEnd::Cancelled,
+    };
+    let dur = t.elapsed();
+    let (status, reason, detail) = match end {
+        StepEnd::Passed(d) => (StepStatus::Passed, None, d),
+        StepEnd::Failed(_, r) if flow_bound && flow_deadline.expired() => {
+            acc.timed_out = true;
+            let r = format!("flow deadline of {flow_ms} ms passed; {r}");
+            acc.fail(CoreCode::RunTimeout.as_str(), format!("{r} during {stage}"));
+            (StepStatus::TimedOut, Some(r), None)
+        }
+        StepEnd::Failed(code, r) => {
+            if flow_deadline.expired() {
+                acc.timed_out = true;
+            }
+            acc.fail(
+                code,
+                format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
+            );
+            (StepStatus::Failed, Some(r), None)
+        }
+        StepEnd::Blocked(e) => {
+            acc.block(&e, BlockedReasonCode::TargetUnobservable);
+            (StepStatus::Failed, Some(e.message), None)
+        }
+        StepEnd::TimedOut => {
+            let flow_expired = flow_deadline.expired();
+            let r = if flow_expired {
+                acc.timed_out = true;
+                format!("flow deadline of {flow_ms} ms passed")
+            } else {
+                format!("step deadline of {} ms passed", step.step_timeout_ms())
+            };
+            if flow_expired {
+                acc.fail(CoreCode::RunTimeout.as_str(), format!("{r} during {stage}"));
+            } else {
+                acc.fail(
+                    CoreCode::StepTimeout.as_str(),
+                    format!("step {} {} failed: {r}", step.index + 1, step.action_name()),
+                );
+            }
+            (StepStatus::TimedOut, Some(r), None)
+        }
+        StepEnd::Cancelled => {
+            acc.cancelled = true;
+            acc.fail(
+                CoreCode::RunCancelled.as_str(),
+                format!("cancelled during {stage}"),
+            );
+            (StepStatus::Failed, Some("cancelled".into()), None)
+        }
+    };
+    progress.emit(
+        ProgressEvent::stage_end(
+            &stage,
+            Some(step.index + 1),
+            Some(step.action_name()),
+            match status {
+                StepStatus::Passed => "passed",
+                StepStatus::Failed => "failed",
+                StepStatus::TimedOut => "timedOut",
+                StepStatus::Skipped => "skipped",
+            },
+            dur,
+        )
+        .described(step.name.as_deref(), detail.as_deref()),
+    );
+    acc.steps.push(StepRecord {
+        index: step.index + 1,
+        action: step.action_name().into(),
+        name: step.name.clone(),
+        status,
+        started_ms: Some(t.saturating_duration_since(acc.run_started).as_millis() as u64),
+        duration_ms: dur.as_millis() as u64,
+        failure: (status != StepStatus::Passed)
+            .then(|| failure_of(step, mismatch))
+            .flatten(),
+        reason,
+        detail,
+    });
+    if status != StepStatus::Passed && !acc.cancelled {
+        keep_failure_evidence(session, step, acc).await;
+    }
+    status
 }
 
 /// Keeps what the surface looked like when `step` failed: the driver's

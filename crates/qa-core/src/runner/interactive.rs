@@ -1,0 +1,489 @@
+//! Interactive sessions: the same run as a flow, one step at a time.
+//!
+//! [`Interactive::start`] opens a target exactly as `ui-qa run` does (run
+//! directory, driver selection, process ownership, secrets, evidence);
+//! [`Interactive::observe`] returns a bounded [`Observation`] whose
+//! actionable elements carry references (`@e1`, …) bound to its id;
+//! [`Interactive::act`] runs one step on a reference or a locator and
+//! records it like a flow step. An action (anything that may change the
+//! surface) makes every earlier reference stale: a stale reference is
+//! refused with an error naming the current observation, never guessed.
+//! [`Interactive::finish`] writes the same result document and evidence as
+//! a flow run and can export the successful steps as a flow file that
+//! `ui-qa run` replays; [`Interactive::abort`] ends the session as
+//! cancelled.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use qa_core::runner::interactive::{Interactive, On, SessionConfig};
+//! # let drivers: Vec<std::sync::Arc<dyn qa_core::SurfaceDriver>> = Vec::new();
+//! let target = serde_json::json!({ "url": "http://127.0.0.1:8080/login" });
+//! let mut s = Interactive::start(&drivers, target, SessionConfig::new(".ui-qa")).await?;
+//! let seen = s.observe().await?;
+//! let name = seen.elements.iter().find(|e| e.name == "Username").unwrap();
+//! let r = name.reference.clone().unwrap();
+//! s.act(On::Ref(r), serde_json::json!({ "action": "fill", "value": "staff" })).await?;
+//! let (result, _flow) = s.finish(Some("explored.jsonc".as_ref())).await;
+//! println!("{:?}", result.status);
+//! # Ok(()) }
+//! ```
+
+use super::record::Acc;
+use super::{finalize, Ending, DEFAULT_CLEANUP_TIMEOUT};
+use crate::deadline::Deadline;
+use crate::driver::{Host, RunOptions, SessionContext, SurfaceDriver, SurfaceSession};
+use crate::evidence::Evidence;
+use crate::flow::{Flow, Locator, StepClass};
+use crate::observe::Observation;
+use crate::process::ProcessOwner;
+use crate::progress::{NoProgress, Progress};
+use crate::result::{RunResult, StepStatus};
+use crate::secrets::Secrets;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How long a session may stay open by default (30 minutes).
+pub const DEFAULT_SESSION_MS: u64 = 30 * 60 * 1000;
+
+static NO_PROGRESS: NoProgress = NoProgress;
+
+/// How a session is opened.
+#[derive(Clone)]
+pub struct SessionConfig {
+    /// Workspace for the run directory (default `.ui-qa`).
+    pub workspace: PathBuf,
+    /// Driver options (browser path, virtual display; video and trace).
+    pub options: RunOptions,
+    /// Secrets to keep out of everything that leaves the session.
+    pub secrets: Arc<Secrets>,
+    /// The session's deadline in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl SessionConfig {
+    /// Defaults, with secrets from `UI_QA_SECRET_*`.
+    pub fn new(workspace: impl Into<PathBuf>) -> SessionConfig {
+        SessionConfig {
+            workspace: workspace.into(),
+            options: RunOptions::default(),
+            secrets: Arc::new(Secrets::from_env()),
+            timeout_ms: DEFAULT_SESSION_MS,
+        }
+    }
+}
+
+/// What a step acts on.
+#[derive(Debug, Clone)]
+pub enum On {
+    /// A reference from the current observation (`@e3`).
+    Ref(String),
+    /// A flow locator.
+    Locator(Box<Locator>),
+    /// Nothing (a step without an element: `goto`, `sendKeys`, …).
+    Nothing,
+}
+
+/// Why a session call was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// No driver here can open the target, or the target is not valid.
+    #[error("{0}")]
+    Start(String),
+    /// The target could not be opened: the run ended (its result says why).
+    #[error("the session could not open its target: {}", .0.reason.as_deref().unwrap_or("see the result"))]
+    NotOpened(Box<RunResult>),
+    /// The reference belongs to an earlier observation.
+    #[error("{reference} belongs to observation {of}, which an action made stale; observe again (current: {})", current.as_deref().unwrap_or("none yet"))]
+    StaleRef {
+        /// The reference.
+        reference: String,
+        /// The observation it came from.
+        of: String,
+        /// The current observation, if any.
+        current: Option<String>,
+    },
+    /// The reference is not in the current observation.
+    #[error("{reference} is not a reference of observation {}; observe to get references", current.as_deref().unwrap_or("(none yet)"))]
+    UnknownRef {
+        /// The reference.
+        reference: String,
+        /// The current observation, if any.
+        current: Option<String>,
+    },
+    /// The element has a reference but no locator finds only it.
+    #[error("{0} has no locator that finds only it; act on a locator instead")]
+    NoLocator(String),
+    /// The step is not a valid flow step for this target.
+    #[error("not a valid step: {0}")]
+    InvalidStep(String),
+    /// The surface could not be observed.
+    #[error("{0}")]
+    Observe(String),
+}
+
+/// How one step went.
+#[derive(Debug, Clone)]
+pub struct ActOutcome {
+    /// Passed, failed or timed out.
+    pub status: StepStatus,
+    /// Why it did not pass (redacted).
+    pub reason: Option<String>,
+    /// Whether earlier references are now stale (the step was an action).
+    pub invalidated: bool,
+}
+
+/// One interactive session.
+pub struct Interactive {
+    session: Box<dyn SurfaceSession>,
+    flow: Flow,
+    target: serde_json::Value,
+    acc: Acc,
+    evidence: Arc<Evidence>,
+    processes: Arc<ProcessOwner>,
+    secrets: Arc<Secrets>,
+    progress: Progress<'static>,
+    deadline: Deadline,
+    timeout_ms: u64,
+    run_id: String,
+    started_at: String,
+    started: Instant,
+    /// Observations so far (the id of the next one).
+    observed: u64,
+    /// The current observation's id and its references' locators.
+    current: Option<(String, HashMap<String, Option<Locator>>)>,
+    /// References handed out by observations that are now stale.
+    stale: HashMap<String, String>,
+    /// The steps that passed, as flow JSON (for the export).
+    recorded: Vec<serde_json::Value>,
+}
+
+/// A placeholder step per target kind (a flow needs one to parse).
+fn placeholder(target: &serde_json::Value) -> serde_json::Value {
+    if target.get("command").is_some() {
+        serde_json::json!({ "action": "waitForStable" })
+    } else if target.get("application").is_some() {
+        serde_json::json!({ "action": "waitForWindow" })
+    } else {
+        serde_json::json!({ "action": "reload" })
+    }
+}
+
+impl Interactive {
+    /// Opens `target` (a flow's `target` object) with the first driver of
+    /// `drivers` that can run it here.
+    pub async fn start(
+        drivers: &[Arc<dyn SurfaceDriver>],
+        target: serde_json::Value,
+        config: SessionConfig,
+    ) -> Result<Interactive, SessionError> {
+        let text = serde_json::json!({
+            "name": "interactive session",
+            "target": target,
+            "steps": [placeholder(&target)],
+        })
+        .to_string();
+        let mut flow = Flow::parse(&text, Path::new("."))
+            .map_err(|e| SessionError::Start(format!("{} ({})", e.message, e.pointer)))?;
+        flow.steps.clear();
+        let started = Instant::now();
+        let started_at = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        let run_id = super::new_run_id();
+        let evidence = Arc::new(
+            Evidence::create(&config.workspace, &run_id, config.secrets.clone())
+                .map_err(|e| SessionError::Start(e.to_string()))?,
+        );
+        let progress = Progress::open(&evidence, config.secrets.clone(), &NO_PROGRESS);
+        if let Ok((_, mut f)) = evidence.root_file("flow.jsonc") {
+            use std::io::Write;
+            let _ = f.write_all(config.secrets.redact(&text).as_bytes());
+        }
+        let Some(selected) =
+            crate::select::select(drivers, &flow, &Host::current(), &config.options).await
+        else {
+            return Err(SessionError::Start(format!(
+                "no driver handles {} targets",
+                flow.kind().as_str()
+            )));
+        };
+        let mut acc = Acc::new(selected.selection.clone());
+        acc.run_started = evidence.started();
+        let processes = Arc::new(ProcessOwner::new());
+        let deadline = Deadline::after_ms(config.timeout_ms);
+        let ending = |acc: Acc, evidence: Arc<Evidence>, processes: Arc<ProcessOwner>| {
+            let flow = flow.clone();
+            let secrets = config.secrets.clone();
+            let run_id = run_id.clone();
+            let started_at = started_at.clone();
+            async move {
+                finalize(
+                    Ending {
+                        evidence: &evidence,
+                        processes: &processes,
+                        secrets: &secrets,
+                        cleanup_timeout: DEFAULT_CLEANUP_TIMEOUT,
+                        flow: &flow,
+                        run_id,
+                        started_at,
+                        started,
+                    },
+                    acc,
+                    Default::default(),
+                )
+                .await
+            }
+        };
+        if !selected.probe.available() {
+            acc.block_on_probe(
+                &selected.driver.id().to_string(),
+                selected.probe.missing.clone(),
+            );
+            let r = ending(acc, evidence.clone(), processes.clone()).await;
+            return Err(SessionError::NotOpened(Box::new(r)));
+        }
+        let auth = match super::prepare_auth(&flow, &config.workspace, &config.secrets, &mut acc) {
+            Some(a) => a,
+            None => {
+                let r = ending(acc, evidence.clone(), processes.clone()).await;
+                return Err(SessionError::NotOpened(Box::new(r)));
+            }
+        };
+        let ctx = SessionContext {
+            evidence: evidence.clone(),
+            processes: processes.clone(),
+            secrets: config.secrets.clone(),
+            flow_deadline: deadline,
+            options: config.options.clone(),
+            recording: crate::recording::Recording::resolve(
+                None,
+                config.options.video,
+                config.options.trace,
+            ),
+            auth,
+        };
+        let cancel = super::Cancel::new();
+        let opened = super::launch(
+            selected.driver.as_ref(),
+            &flow,
+            ctx,
+            config.timeout_ms,
+            deadline,
+            &cancel,
+            &progress,
+            &mut acc,
+        )
+        .await;
+        let Some(session) = opened else {
+            let r = ending(acc, evidence.clone(), processes.clone()).await;
+            return Err(SessionError::NotOpened(Box::new(r)));
+        };
+        Ok(Interactive {
+            session,
+            flow,
+            target,
+            acc,
+            evidence,
+            processes,
+            secrets: config.secrets.clone(),
+            progress,
+            deadline,
+            timeout_ms: config.timeout_ms,
+            run_id,
+            started_at,
+            started,
+            observed: 0,
+            current: None,
+            stale: HashMap::new(),
+            recorded: Vec::new(),
+        })
+    }
+
+    /// The run directory (evidence, and at the end `result.json`).
+    pub fn run_dir(&self) -> &Path {
+        self.evidence.run_dir()
+    }
+
+    /// Observes the surface: a new observation id, with references for the
+    /// elements one can act on (a terminal gives its screen instead).
+    pub async fn observe(&mut self) -> Result<Observation, SessionError> {
+        let mut o = self
+            .session
+            .elements(Deadline::after_ms(30_000).min(self.deadline))
+            .await
+            .map_err(|e| SessionError::Observe(self.secrets.redact(&e.to_string()).into_owned()))?;
+        self.observed += 1;
+        o.id = format!("o{}", self.observed);
+        let refs = o
+            .elements
+            .iter()
+            .filter_map(|e| e.reference.clone().map(|r| (r, e.locator.clone())))
+            .collect();
+        // References of an observation stay valid until an action: a new
+        // observation replaces them (same numbering, same elements).
+        self.current = Some((o.id.clone(), refs));
+        let mut v = serde_json::to_value(&o).unwrap_or_default();
+        self.secrets.redact_json(&mut v);
+        Ok(serde_json::from_value(v).unwrap_or(o))
+    }
+
+    /// Runs one step (`step` is a flow step without its `locator`; `on`
+    /// supplies it), records it like a flow step and returns how it went.
+    pub async fn act(
+        &mut self,
+        on: On,
+        step: serde_json::Value,
+    ) -> Result<ActOutcome, SessionError> {
+        let mut step = step;
+        let Some(obj) = step.as_object_mut() else {
+            return Err(SessionError::InvalidStep("a step is a JSON object".into()));
+        };
+        let locator = match &on {
+            On::Ref(r) => Some(self.resolve_ref(r)?),
+            On::Locator(l) => Some((**l).clone()),
+            On::Nothing => None,
+        };
+        if let Some(l) = &locator {
+            obj.insert(
+                "locator".into(),
+                serde_json::to_value(l).unwrap_or_default(),
+            );
+        }
+        let text = serde_json::json!({ "target": self.target, "steps": [step] }).to_string();
+        let parsed = Flow::parse(&text, Path::new("."))
+            .map_err(|e| SessionError::InvalidStep(format!("{} ({})", e.message, e.pointer)))?;
+        let mut s = parsed.steps.into_iter().next().expect("one step");
+        s.index = self.flow.steps.len();
+        self.flow.steps.push(s.clone());
+        let invalidated = s.class() == StepClass::Action;
+        let cancel = super::Cancel::new();
+        let status = super::steps::run_recorded(
+            self.session.as_mut(),
+            &s,
+            self.deadline,
+            self.timeout_ms,
+            &cancel,
+            &self.progress,
+            &mut self.acc,
+        )
+        .await;
+        if invalidated {
+            if let Some((id, refs)) = self.current.take() {
+                for r in refs.into_keys() {
+                    self.stale.insert(r, id.clone());
+                }
+            }
+        }
+        let reason = self.acc.steps.last().and_then(|r| r.reason.clone());
+        if status == StepStatus::Passed {
+            self.recorded.push(step);
+        }
+        Ok(ActOutcome {
+            status,
+            reason: reason.map(|r| self.secrets.redact(&r).into_owned()),
+            invalidated,
+        })
+    }
+
+    fn resolve_ref(&self, r: &str) -> Result<Locator, SessionError> {
+        match &self.current {
+            Some((id, refs)) => match refs.get(r) {
+                Some(Some(l)) => Ok(l.clone()),
+                Some(None) => Err(SessionError::NoLocator(r.to_string())),
+                None => Err(match self.stale.get(r) {
+                    Some(of) => SessionError::StaleRef {
+                        reference: r.to_string(),
+                        of: of.clone(),
+                        current: Some(id.clone()),
+                    },
+                    None => SessionError::UnknownRef {
+                        reference: r.to_string(),
+                        current: Some(id.clone()),
+                    },
+                }),
+            },
+            None => Err(match self.stale.get(r) {
+                Some(of) => SessionError::StaleRef {
+                    reference: r.to_string(),
+                    of: of.clone(),
+                    current: None,
+                },
+                None => SessionError::UnknownRef {
+                    reference: r.to_string(),
+                    current: None,
+                },
+            }),
+        }
+    }
+
+    /// The steps that passed, as a flow that `ui-qa run` replays.
+    pub fn exported_flow(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": "exported interactive session",
+            "target": self.target,
+            "steps": self.recorded,
+        })
+    }
+
+    /// Ends the session: closes the surface (ending what it started),
+    /// writes `result.json` and `report.html`, and, with `export`, the
+    /// passed steps as a flow file there (refused if the file exists).
+    pub async fn finish(self, export: Option<&Path>) -> (RunResult, Option<PathBuf>) {
+        let flow_json = self.exported_flow();
+        let exported = export.and_then(|p| {
+            let text = serde_json::to_string_pretty(&flow_json).ok()?;
+            let text = self.secrets.redact(&text).into_owned();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(p)
+                .and_then(|mut f| {
+                    use std::io::Write;
+                    f.write_all(text.as_bytes())?;
+                    f.write_all(b"\n")
+                })
+                .ok()
+                .map(|()| p.to_path_buf())
+        });
+        (self.end(false).await, exported)
+    }
+
+    /// Ends the session as cancelled (the result says so).
+    pub async fn abort(self) -> RunResult {
+        self.end(true).await
+    }
+
+    async fn end(mut self, cancelled: bool) -> RunResult {
+        if cancelled {
+            self.acc.cancelled = true;
+            self.acc.fail(
+                crate::codes::CoreCode::RunCancelled.as_str(),
+                "the interactive session was aborted".into(),
+            );
+        }
+        let cleanup = super::close(
+            self.session,
+            DEFAULT_CLEANUP_TIMEOUT,
+            &self.progress,
+            &mut self.acc,
+        )
+        .await;
+        finalize(
+            Ending {
+                evidence: &self.evidence,
+                processes: &self.processes,
+                secrets: &self.secrets,
+                cleanup_timeout: DEFAULT_CLEANUP_TIMEOUT,
+                flow: &self.flow,
+                run_id: self.run_id,
+                started_at: self.started_at,
+                started: self.started,
+            },
+            self.acc,
+            cleanup,
+        )
+        .await
+    }
+}
