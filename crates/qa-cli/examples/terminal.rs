@@ -1,0 +1,40 @@
+//! Drive a terminal program in ten lines: start a shell in a real PTY, type,
+//! wait for the answer, read the screen, end everything that was started.
+//!
+//! `cargo run -p qa-cli --example terminal`
+
+use qa_core::runner::interactive::{Interactive, On, SessionConfig};
+use serde_json::json;
+use std::sync::Arc;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let drivers: Vec<Arc<dyn qa_core::SurfaceDriver>> = vec![Arc::new(qa_tui::TuiDriver::new())];
+    let target = json!({ "command": { "argv": ["sh"], "env": { "PS1": "$ " } } });
+    let config = SessionConfig::new(std::env::temp_dir().join("ui-qa-examples"));
+    let mut s = Interactive::start(&drivers, target, config).await?;
+    s.act(
+        On::Nothing,
+        json!({ "action": "sendText", "text": "echo $((6 * 7))" }),
+    )
+    .await?;
+    s.act(
+        On::Nothing,
+        json!({ "action": "sendKeys", "keys": ["Enter"] }),
+    )
+    .await?;
+    s.act(
+        On::Nothing,
+        json!({ "action": "waitForText", "text": "42" }),
+    )
+    .await?;
+    let screen = s
+        .observe()
+        .await?
+        .screen
+        .map(|s| s.lines)
+        .unwrap_or_default();
+    let (result, _) = s.finish(None).await;
+    println!("{}\n{:?}", screen.join("\n").trim_end(), result.status);
+    Ok(())
+}
