@@ -4,12 +4,12 @@
 //! the screen, cursor and modes — then end everything that was started.
 
 use crate::exit;
-use qa_core::driver::{Host, RunOptions, SessionContext};
+use qa_core::driver::RunOptions;
 use qa_core::observe::{locator_text, Observation};
-use qa_core::process::ProcessOwner;
-use qa_core::recording::{RecordMode, Recording};
-use qa_core::{Deadline, Evidence, Flow, Secrets};
-use std::sync::Arc;
+use qa_core::recording::RecordMode;
+use qa_core::result::RunStatus;
+use qa_core::runner::interactive::{Interactive, On, SessionConfig, SessionError};
+use qa_core::Secrets;
 
 /// How long opening and reading the page may take.
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
@@ -25,15 +25,14 @@ pub async fn run(
     let (target, first) = match (url, command.is_empty()) {
         (None, false) if app => (
             serde_json::json!({ "application": { "launch": { "argv": command } } }),
-            serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 }),
+            Some(serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 })),
         ),
-        (Some(u), true) if !app => (
-            serde_json::json!({ "url": u }),
-            serde_json::json!({ "action": "reload" }),
-        ),
+        (Some(u), true) if !app => (serde_json::json!({ "url": u }), None),
         (None, false) => (
             serde_json::json!({ "command": { "argv": command } }),
-            serde_json::json!({ "action": "waitForStable", "stableMs": 500, "timeoutMs": 15000 }),
+            Some(
+                serde_json::json!({ "action": "waitForStable", "stableMs": 500, "timeoutMs": 15000 }),
+            ),
         ),
         _ => {
             eprintln!(
@@ -42,100 +41,72 @@ pub async fn run(
             return exit::INVALID;
         }
     };
-    let text = serde_json::json!({ "target": target, "steps": [first] }).to_string();
-    let flow = match Flow::parse(&text, std::path::Path::new(".")) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!(
-                "error: this cannot be inspected: {} ({})",
-                e.message, e.pointer
-            );
-            return exit::INVALID;
-        }
-    };
-    let drivers = crate::drivers::all();
-    let Some(sel) = qa_core::select::select(&drivers, &flow, &Host::current(), &options).await
-    else {
-        eprintln!("error: no driver handles browser targets in this build");
-        return exit::INVALID;
-    };
-    if !sel.probe.available() {
-        for m in &sel.probe.missing {
-            eprintln!("BLOCKED: {} ({})\n  fix: {}", m.id, m.reason, m.remediation);
-        }
-        return exit::BLOCKED;
-    }
     // A private scratch workspace: inspecting keeps no run.
     let ws = std::env::temp_dir().join(format!("ui-qa-inspect-{}", qa_core::runner::new_run_id()));
-    let secrets = Arc::new(Secrets::from_env());
-    let evidence = match Evidence::create(&ws, "inspect", secrets.clone()) {
-        Ok(e) => Arc::new(e),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
+    let mut config = SessionConfig::new(&ws);
+    config.options = RunOptions {
+        video: Some(RecordMode::Off),
+        trace: Some(RecordMode::Off),
+        ..options
     };
-    let processes = Arc::new(ProcessOwner::new());
-    let deadline = Deadline::after_ms(INSPECT_TIMEOUT_MS);
-    let ctx = SessionContext {
-        evidence: evidence.clone(),
-        processes: processes.clone(),
-        secrets: secrets.clone(),
-        flow_deadline: deadline,
-        options,
-        recording: Recording {
-            video: RecordMode::Off,
-            trace: RecordMode::Off,
-            ..Default::default()
-        },
-        auth: None,
-    };
-    let code = match sel.driver.open(&flow, ctx).await {
-        Ok(mut session) => {
-            // A terminal program is read once its screen is stable, an
-            // application once it shows a window.
-            let step = &flow.steps[0];
-            if matches!(step.action_name(), "waitForStable" | "waitForWindow") {
-                let _ = qa_core::runner::run_step(
-                    session.as_mut(),
-                    step,
-                    Deadline::after_ms(step.step_timeout_ms()).min(deadline),
-                )
-                .await;
+    config.timeout_ms = INSPECT_TIMEOUT_MS;
+    let code = inspect(target, first, json, config).await;
+    let _ = std::fs::remove_dir_all(&ws);
+    code
+}
+
+/// Opens the target as an interactive session, waits for it (a terminal
+/// program's stable screen, an application's window), prints one
+/// observation and aborts the session (ending what it started).
+async fn inspect(
+    target: serde_json::Value,
+    first: Option<serde_json::Value>,
+    json: bool,
+    config: SessionConfig,
+) -> u8 {
+    let secrets = config.secrets.clone();
+    let drivers = crate::drivers::all();
+    let mut session = match Interactive::start(&drivers, target, config).await {
+        Ok(s) => s,
+        Err(SessionError::NotOpened(r)) => {
+            let blocked = r.status == RunStatus::Blocked;
+            eprintln!(
+                "{}: {}: {}",
+                if blocked { "BLOCKED" } else { "error" },
+                r.reason_code.as_deref().unwrap_or("run"),
+                r.reason
+                    .as_deref()
+                    .unwrap_or("the target could not be opened")
+            );
+            if let Some(h) = &r.blocked_handoff {
+                eprintln!("  fix: {}", h.remediation);
             }
-            let observed = session.elements(deadline).await;
-            let _ = session.close(Deadline::after_ms(15_000)).await;
-            match observed {
-                Ok(mut o) => {
-                    o.id = "inspect".into();
-                    print(&o, json, &secrets);
-                    exit::PASSED
-                }
-                Err(e) => {
-                    eprintln!("error: {}", secrets.redact(&e.to_string()));
-                    exit::FAILED
-                }
-            }
+            return if blocked { exit::BLOCKED } else { exit::FAILED };
         }
         Err(e) => {
             eprintln!(
-                "{}: {}",
-                if e.is_blocked() { "BLOCKED" } else { "error" },
+                "error: this cannot be inspected: {}",
                 secrets.redact(&e.to_string())
             );
-            if e.is_blocked() {
-                exit::BLOCKED
-            } else {
-                exit::FAILED
-            }
+            return exit::INVALID;
         }
     };
-    let _ = processes
-        .end_all(qa_core::process::DEFAULT_GRACE, Deadline::after_ms(10_000))
-        .await;
-    let _ = evidence.remove_scratch();
-    let _ = std::fs::remove_dir_all(&ws);
-    code
+    if let Some(step) = first {
+        let _ = session.act(On::Nothing, step).await;
+    }
+    let observed = session.observe().await;
+    let _ = session.abort().await;
+    match observed {
+        Ok(mut o) => {
+            o.id = "inspect".into();
+            print(&o, json, &secrets);
+            exit::PASSED
+        }
+        Err(e) => {
+            eprintln!("error: {}", secrets.redact(&e.to_string()));
+            exit::FAILED
+        }
+    }
 }
 
 fn print(o: &Observation, json: bool, secrets: &Secrets) {
