@@ -3,7 +3,9 @@
 //! [`Interactive::start`] opens a target exactly as `ui-qa run` does (run
 //! directory, driver selection, process ownership, secrets, evidence);
 //! [`Interactive::observe`] returns a bounded [`Observation`] whose
-//! actionable elements carry references (`@e1`, …) bound to its id;
+//! actionable elements carry references (`@e1`, …), numbered across the
+//! session so that a reference of one observation never names an element
+//! of another;
 //! [`Interactive::act`] runs one step on a reference or a locator and
 //! records it like a flow step. An action (anything that may change the
 //! surface) makes every earlier reference stale: a stale reference is
@@ -60,6 +62,9 @@ pub struct SessionConfig {
     pub secrets: Arc<Secrets>,
     /// The session's deadline in milliseconds.
     pub timeout_ms: u64,
+    /// Fired to stop the session's launch or step in progress (see
+    /// [`Interactive::canceller`]).
+    pub cancel: super::Cancel,
 }
 
 impl SessionConfig {
@@ -70,6 +75,7 @@ impl SessionConfig {
             options: RunOptions::default(),
             secrets: Arc::new(Secrets::from_env()),
             timeout_ms: DEFAULT_SESSION_MS,
+            cancel: super::Cancel::new(),
         }
     }
 }
@@ -77,7 +83,7 @@ impl SessionConfig {
 /// What a step acts on.
 #[derive(Debug, Clone)]
 pub enum On {
-    /// A reference from the current observation (`@e3`).
+    /// A reference from an observation made since the last action (`@e3`).
     Ref(String),
     /// A flow locator.
     Locator(Box<Locator>),
@@ -151,10 +157,20 @@ pub struct Interactive {
     started: Instant,
     /// Observations so far (the id of the next one).
     observed: u64,
-    /// The current observation's id and its references' locators.
-    current: Option<(String, HashMap<String, Option<Locator>>)>,
-    /// References handed out by observations that are now stale.
-    stale: HashMap<String, String>,
+    /// The current observation's id (`None` after an action, until the
+    /// next observation).
+    current: Option<String>,
+    /// References valid now: the observation each came from and its
+    /// locator. Numbers are unique in the session, so a reference of an
+    /// earlier observation never names an element of a later one.
+    live: HashMap<String, (String, Option<Locator>)>,
+    /// References handed out so far (the next one is `@e{handed_out + 1}`).
+    handed_out: u64,
+    /// References handed out by observations that are now stale: the
+    /// observation each came from and the locator it stood for.
+    stale: HashMap<String, (String, Option<Locator>)>,
+    /// Fired to stop the step in progress (the session then ends).
+    cancel: super::Cancel,
     /// The steps that passed, as flow JSON (for the export).
     recorded: Vec<serde_json::Value>,
 }
@@ -264,7 +280,7 @@ impl Interactive {
             ),
             auth,
         };
-        let cancel = super::Cancel::new();
+        let cancel = config.cancel.clone();
         let opened = super::launch(
             selected.driver.as_ref(),
             &flow,
@@ -296,7 +312,10 @@ impl Interactive {
             started,
             observed: 0,
             current: None,
+            live: HashMap::new(),
+            handed_out: 0,
             stale: HashMap::new(),
+            cancel,
             recorded: Vec::new(),
         })
     }
@@ -316,14 +335,24 @@ impl Interactive {
             .map_err(|e| SessionError::Observe(self.secrets.redact(&e.to_string()).into_owned()))?;
         self.observed += 1;
         o.id = format!("o{}", self.observed);
-        let refs = o
-            .elements
-            .iter()
-            .filter_map(|e| e.reference.clone().map(|r| (r, e.locator.clone())))
-            .collect();
-        // References of an observation stay valid until an action: a new
-        // observation replaces them (same numbering, same elements).
-        self.current = Some((o.id.clone(), refs));
+        // The driver numbers from @e1; the session continues its own count.
+        let base = self.handed_out;
+        for e in &mut o.elements {
+            if let Some(r) = &mut e.reference {
+                if let Some(n) = r.strip_prefix("@e").and_then(|n| n.parse::<u64>().ok()) {
+                    *r = format!("@e{}", base + n);
+                    self.handed_out = self.handed_out.max(base + n);
+                }
+            }
+        }
+        // References of earlier observations stay valid until an action.
+        for e in &o.elements {
+            if let Some(r) = &e.reference {
+                self.live
+                    .insert(r.clone(), (o.id.clone(), e.locator.clone()));
+            }
+        }
+        self.current = Some(o.id.clone());
         let mut v = serde_json::to_value(&o).unwrap_or_default();
         self.secrets.redact_json(&mut v);
         Ok(serde_json::from_value(v).unwrap_or(o))
@@ -334,9 +363,9 @@ impl Interactive {
     pub async fn act(
         &mut self,
         on: On,
-        step: serde_json::Value,
+        step: impl Into<serde_json::Value>,
     ) -> Result<ActOutcome, SessionError> {
-        let mut step = step;
+        let mut step: serde_json::Value = step.into();
         let Some(obj) = step.as_object_mut() else {
             return Err(SessionError::InvalidStep("a step is a JSON object".into()));
         };
@@ -358,23 +387,19 @@ impl Interactive {
         s.index = self.flow.steps.len();
         self.flow.steps.push(s.clone());
         let invalidated = s.class() == StepClass::Action;
-        let cancel = super::Cancel::new();
         let status = super::steps::run_recorded(
             self.session.as_mut(),
             &s,
             self.deadline,
             self.timeout_ms,
-            &cancel,
+            &self.cancel,
             &self.progress,
             &mut self.acc,
         )
         .await;
         if invalidated {
-            if let Some((id, refs)) = self.current.take() {
-                for r in refs.into_keys() {
-                    self.stale.insert(r, id.clone());
-                }
-            }
+            self.current = None;
+            self.stale.extend(self.live.drain());
         }
         let reason = self.acc.steps.last().and_then(|r| r.reason.clone());
         if status == StepStatus::Passed {
@@ -388,34 +413,115 @@ impl Interactive {
     }
 
     fn resolve_ref(&self, r: &str) -> Result<Locator, SessionError> {
-        match &self.current {
-            Some((id, refs)) => match refs.get(r) {
-                Some(Some(l)) => Ok(l.clone()),
-                Some(None) => Err(SessionError::NoLocator(r.to_string())),
-                None => Err(match self.stale.get(r) {
-                    Some(of) => SessionError::StaleRef {
-                        reference: r.to_string(),
-                        of: of.clone(),
-                        current: Some(id.clone()),
-                    },
-                    None => SessionError::UnknownRef {
-                        reference: r.to_string(),
-                        current: Some(id.clone()),
-                    },
-                }),
-            },
+        match self.live.get(r) {
+            Some((_, Some(l))) => Ok(l.clone()),
+            Some((_, None)) => Err(SessionError::NoLocator(r.to_string())),
             None => Err(match self.stale.get(r) {
-                Some(of) => SessionError::StaleRef {
+                Some((of, _)) => SessionError::StaleRef {
                     reference: r.to_string(),
                     of: of.clone(),
-                    current: None,
+                    current: self.current.clone(),
                 },
                 None => SessionError::UnknownRef {
                     reference: r.to_string(),
-                    current: None,
+                    current: self.current.clone(),
                 },
             }),
         }
+    }
+
+    /// The kind of target this session drives.
+    pub fn kind(&self) -> crate::flow::TargetKind {
+        self.flow.kind()
+    }
+
+    /// The current observation's id (`None` before the first observation
+    /// and after an action, until the next one).
+    pub fn current_observation(&self) -> Option<&str> {
+        self.current.as_deref()
+    }
+
+    /// For a stale reference: the reference of the current observation
+    /// whose locator is the one the stale reference stood for — a
+    /// candidate to act on instead (never acted on without being asked).
+    pub fn candidate_for(&self, stale: &str) -> Option<String> {
+        let (_, Some(locator)) = self.stale.get(stale)? else {
+            return None;
+        };
+        let current = self.current.as_ref()?;
+        let mut found = self
+            .live
+            .iter()
+            .filter(|(_, (of, l))| of == current && l.as_ref() == Some(locator))
+            .map(|(r, _)| r.clone());
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// A handle that stops the step in progress (for a server ending its
+    /// sessions while one is mid-step).
+    pub fn canceller(&self) -> super::Cancel {
+        self.cancel.clone()
+    }
+
+    /// Writes `bytes` as an observation artifact of the run (scanned for
+    /// secrets like all evidence); its path, or `None` if it was withheld.
+    pub fn keep_observation(&self, name: &str, bytes: &[u8]) -> Option<PathBuf> {
+        self.evidence
+            .write(
+                crate::evidence::ArtifactGroup::Observations,
+                name,
+                bytes,
+                None,
+            )
+            .ok()
+            .flatten()
+            .map(|a| PathBuf::from(a.path))
+    }
+
+    /// Takes a screenshot as evidence (the surface's own, masked where it
+    /// shows a secret) without recording it as a step of the exported flow
+    /// or making references stale. Returns the PNG's path, or `None` when
+    /// none was published (withheld, or the surface has none).
+    pub async fn screenshot(&mut self) -> Result<Option<PathBuf>, SessionError> {
+        let name = format!("observe-{}", self.observed + 1);
+        // A terminal's picture comes with its text capture.
+        let action = match self.kind() {
+            crate::flow::TargetKind::Terminal => "capture",
+            crate::flow::TargetKind::Browser | crate::flow::TargetKind::Desktop => "screenshot",
+        };
+        let step = serde_json::json!({ "action": action, "name": name });
+        let text = serde_json::json!({ "target": self.target, "steps": [step] }).to_string();
+        let parsed = Flow::parse(&text, Path::new("."))
+            .map_err(|e| SessionError::InvalidStep(format!("{} ({})", e.message, e.pointer)))?;
+        let mut s = parsed.steps.into_iter().next().expect("one step");
+        s.index = self.flow.steps.len();
+        self.flow.steps.push(s.clone());
+        let status = super::steps::run_recorded(
+            self.session.as_mut(),
+            &s,
+            self.deadline,
+            self.timeout_ms,
+            &self.cancel,
+            &self.progress,
+            &mut self.acc,
+        )
+        .await;
+        if status != StepStatus::Passed {
+            let reason = self.acc.steps.last().and_then(|r| r.reason.clone());
+            return Err(SessionError::Observe(
+                self.secrets
+                    .redact(reason.as_deref().unwrap_or("the screenshot failed"))
+                    .into_owned(),
+            ));
+        }
+        Ok(self
+            .evidence
+            .artifacts()
+            .into_iter()
+            .rev()
+            .find(|a| a.path.ends_with(".png") && a.step == Some(s.index + 1))
+            .map(|a| PathBuf::from(a.path)))
     }
 
     /// The steps that passed, as a flow that `ui-qa run` replays.
