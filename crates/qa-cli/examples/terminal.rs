@@ -3,31 +3,20 @@
 //!
 //! `cargo run -p qa-cli --example terminal`
 
+use qa_core::flow::build::StepSpec;
 use qa_core::runner::interactive::{Interactive, On, SessionConfig};
-use serde_json::json;
 use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let drivers: Vec<Arc<dyn qa_core::SurfaceDriver>> = vec![Arc::new(qa_tui::TuiDriver::new())];
-    let target = json!({ "command": { "argv": ["sh"], "env": { "PS1": "$ " } } });
+    let target = serde_json::json!({ "command": { "argv": ["sh"], "env": { "PS1": "$ " } } });
     let config = SessionConfig::new(std::env::temp_dir().join("ui-qa-examples"));
     let mut s = Interactive::start(&drivers, target, config).await?;
-    s.act(
-        On::Nothing,
-        json!({ "action": "sendText", "text": "echo $((6 * 7))" }),
-    )
-    .await?;
-    s.act(
-        On::Nothing,
-        json!({ "action": "sendKeys", "keys": ["Enter"] }),
-    )
-    .await?;
-    s.act(
-        On::Nothing,
-        json!({ "action": "waitForText", "text": "42" }),
-    )
-    .await?;
+    s.act(On::Nothing, StepSpec::send_text("echo $((6 * 7))"))
+        .await?;
+    s.act(On::Nothing, StepSpec::send_keys(["Enter"])).await?;
+    s.act(On::Nothing, StepSpec::wait_for_text("42")).await?;
     let screen = s
         .observe()
         .await?

@@ -4,6 +4,7 @@
 //!
 //! `cargo run -p qa-cli --example web_page -- http://127.0.0.1:8080/ "Welcome"`
 
+use qa_core::flow::build::StepSpec;
 use qa_core::flow::Locator;
 use qa_core::runner::interactive::{Interactive, On, SessionConfig};
 use serde_json::json;
@@ -27,17 +28,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             locator.unwrap_or_default()
         );
     }
-    let check = Locator {
-        role: Some("heading".into()),
-        name: Some(heading),
-        ..Default::default()
-    };
-    let out = s
-        .act(
-            On::Locator(Box::new(check)),
-            json!({ "action": "assertVisible" }),
-        )
-        .await?;
+    let check = Locator::role("heading", heading);
+    let out = s.act(On::Nothing, StepSpec::assert_visible(check)).await?;
     let (result, _) = s.finish(None).await;
     println!(
         "{:?} ({:?}); evidence in {}",

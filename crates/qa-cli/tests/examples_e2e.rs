@@ -76,3 +76,11 @@ fn read_a_desktop_apps_tree() {
     );
     assert!(out.trim_end().ends_with("Passed"), "{out}");
 }
+
+#[test]
+fn build_a_flow_in_rust_and_run_it() {
+    let (code, out, err) = run("built_flow", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(r#""action": "sendKeys""#), "{out}");
+    assert!(out.contains("Passed: 4 steps"), "{out}");
+}

@@ -19,6 +19,44 @@
 //! }"#, std::path::Path::new(".")).unwrap();
 //! assert_eq!(flow.steps.len(), 3);
 //! ```
+//!
+//! The same flow without JSON, with the typed builder ([`flow::build`]),
+//! validated by the same parser:
+//!
+//! ```
+//! use qa_core::flow::build::{FlowBuilder, StepSpec};
+//! let flow = FlowBuilder::terminal(["bash", "--norc"])
+//!     .step(StepSpec::send_text("echo hi"))
+//!     .step(StepSpec::send_keys(["Enter"]))
+//!     .step(StepSpec::wait_for_text("hi"))
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(flow.steps.len(), 3);
+//! ```
+//!
+//! To run it, pass `RunRequest::from_builder(&builder, workspace)` and the
+//! drivers (`qa-tui`, `qa-web`, `qa-linux`) to [`runner::run`]. To explore one step at a
+//! time, use [`runner::interactive::Interactive`]: drive a terminal program
+//! in ten lines:
+//!
+//! ```no_run
+//! # async fn demo(drivers: Vec<std::sync::Arc<dyn qa_core::SurfaceDriver>>) -> Result<(), Box<dyn std::error::Error>> {
+//! use qa_core::flow::build::StepSpec;
+//! use qa_core::runner::interactive::{Interactive, On, SessionConfig};
+//! let target = serde_json::json!({ "command": { "argv": ["sh"] } });
+//! let mut s = Interactive::start(&drivers, target, SessionConfig::new(".ui-qa")).await?;
+//! s.act(On::Nothing, StepSpec::send_text("echo $((6 * 7))")).await?;
+//! s.act(On::Nothing, StepSpec::send_keys(["Enter"])).await?;
+//! s.act(On::Nothing, StepSpec::wait_for_text("42")).await?;
+//! let screen = s.observe().await?.screen.expect("a terminal has a screen");
+//! let (result, _) = s.finish(None).await;
+//! println!("{}\n{:?}", screen.lines.join("\n"), result.status);
+//! # Ok(()) }
+//! ```
+//!
+//! The runnable versions (a terminal program, a web page, a desktop
+//! application's tree, a built flow) are `crates/qa-cli/examples/`, run by
+//! the test suite.
 
 #![warn(missing_docs)]
 

@@ -5,6 +5,7 @@
 //! rejects anything it does not understand with a [`FlowError`] that carries a
 //! stable code, the JSON pointer of the offending value and its line/column.
 
+pub mod build;
 mod error;
 mod lint;
 mod locator;

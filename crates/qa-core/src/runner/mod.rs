@@ -114,6 +114,19 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// A request for a flow written with the typed builder (its text is
+    /// kept as the run's `flow.jsonc`), validated like a flow file.
+    pub fn from_builder(
+        builder: &crate::flow::build::FlowBuilder,
+        workspace: impl Into<PathBuf>,
+    ) -> Result<RunRequest, crate::flow::FlowError> {
+        Ok(RunRequest::new(
+            builder.build()?,
+            builder.text(),
+            workspace.into(),
+        ))
+    }
+
     /// A request with defaults for everything but the flow.
     pub fn new(flow: Flow, flow_text: String, workspace: PathBuf) -> RunRequest {
         RunRequest {
