@@ -1,4 +1,5 @@
-//! Stable codes of the command line itself (`guide.*`), and the error
+//! Stable codes of the command line itself (`guide.*`, and `mcp.*` in
+//! every refused `ui-qa mcp` tool call's `error.code`), and the error
 //! table of `docs/errors.md`, generated from every crate's code enum.
 
 qa_core::error_codes! {
@@ -13,6 +14,34 @@ qa_core::error_codes! {
         GuideCrossBackend = "guide.cross_backend",
         /// The backend's guide has no such topic.
         GuideUnknownTopic = "guide.unknown_topic",
+    }
+}
+
+qa_core::error_codes! {
+    /// Why a `ui-qa mcp` tool call was refused or did not pass.
+    pub enum McpCode {
+        /// The call names an origin, program or path outside the server's `--allow-*` flags and workspace.
+        NotAllowed = "mcp.not_allowed",
+        /// `--max-sessions` sessions and flow runs are already open; finish or abort one.
+        MaxSessions = "mcp.max_sessions",
+        /// No open session has that id (it was finished, aborted, or never started).
+        UnknownSession = "mcp.unknown_session",
+        /// The reference belongs to an earlier observation that an action made stale; observe again.
+        StaleRef = "mcp.stale_ref",
+        /// The reference is not in the current observation.
+        UnknownRef = "mcp.unknown_ref",
+        /// The element has a reference but no locator finds only it; act on a locator instead.
+        NoLocator = "mcp.no_locator",
+        /// The arguments or the step are not valid (the message names the field).
+        InvalidArguments = "mcp.invalid_arguments",
+        /// The target could not be opened; the run's result says why (BLOCKED or FAILED).
+        NotOpened = "mcp.not_opened",
+        /// The surface could not be observed.
+        ObserveFailed = "mcp.observe_failed",
+        /// The step ran and did not pass (its reason and the run's evidence say why).
+        StepFailed = "mcp.step_failed",
+        /// The server is ending its sessions (its client went away or it was stopped).
+        Closing = "mcp.closing",
     }
 }
 
@@ -39,6 +68,7 @@ pub fn families() -> Vec<(&'static str, Vec<qa_core::codes::CodeInfo>)> {
             qa_linux::DesktopCode::table(),
         ),
         ("Command line", CliCode::table()),
+        ("MCP server (`ui-qa mcp`)", McpCode::table()),
     ]
 }
 
@@ -72,6 +102,7 @@ mod tests {
     #[test]
     fn every_code_is_unique_and_documented() {
         assert!(qa_core::codes::check_table(&CliCode::table(), &["guide."]).is_ok());
+        assert!(qa_core::codes::check_table(&McpCode::table(), &["mcp."]).is_ok());
         let mut seen: HashMap<&str, &str> = HashMap::new();
         for (family, rows) in families() {
             assert!(!rows.is_empty(), "{family} has no codes");

@@ -62,6 +62,7 @@ mod codes;
 mod drivers;
 mod guides;
 mod inspect;
+mod mcp;
 mod output;
 mod private;
 mod reports;
@@ -183,6 +184,19 @@ enum Command {
         /// its arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
+    },
+    /// Serve interactive sessions and flow runs to an agent over MCP (stdio)
+    ///
+    /// Tools: start, observe, act, finish, abort, run, guide, schema.
+    /// Sessions reach only what the --allow-* flags name; when the client
+    /// closes the connection, every session is ended. See docs/mcp.md.
+    ///
+    /// Example: ui-qa mcp --allow-origin http://127.0.0.1:8080 --allow-command /usr/bin/htop
+    Mcp {
+        #[command(flatten)]
+        args: mcp::McpArgs,
+        #[command(flatten)]
+        host: HostArgs,
     },
     /// Auth profiles (.ui-qa/auth.jsonc): list them (ids, types, origins;
     /// never a value) or create the private template a person fills.
@@ -837,6 +851,7 @@ fn main() -> ExitCode {
             Command::Capabilities { json, host } => cmd_capabilities(*json, host).await,
             Command::Report(args) => reports::command::run(args),
             Command::Auth(args) => auth::run(args),
+            Command::Mcp { args, host } => mcp::run(args, host.options()).await,
             Command::Inspect {
                 url,
                 json,

@@ -1,0 +1,134 @@
+//! `ui-qa mcp`: interactive sessions and flow runs for an agent over the
+//! Model Context Protocol on stdio. What sessions may reach is fixed by
+//! the server's flags ([`policy`]); tools are in [`server`]; replies are
+//! shaped in [`reply`]. When the client goes away (end of input) or the
+//! server is stopped, every session is aborted within the cleanup bound.
+
+pub mod policy;
+pub mod reply;
+pub mod server;
+
+pub use crate::codes::McpCode;
+
+use crate::exit;
+use qa_core::driver::RunOptions;
+use rmcp::ServiceExt as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long ending every session may take once the client has gone.
+const END_ALL_WITHIN: Duration = Duration::from_secs(30);
+
+/// The server's limits, fixed for its whole life.
+#[derive(clap::Args, Clone)]
+pub struct McpArgs {
+    /// An origin (`http://127.0.0.1:8080`) sessions and flows may open
+    /// and reach. Repeat for more. Pages reach no other origin.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// A terminal program sessions and flows may run: the exact argv[0] a
+    /// tool must name, with any arguments. Allowing an interpreter allows
+    /// any script; allow the script itself to be narrower. Repeat for more.
+    #[arg(long = "allow-command", value_name = "PROGRAM")]
+    pub allow_command: Vec<String>,
+    /// A desktop application program sessions and flows may launch (exact
+    /// argv[0], any arguments). Repeat for more.
+    #[arg(long = "allow-app", value_name = "PROGRAM")]
+    pub allow_app: Vec<String>,
+    /// At most this many sessions and flow runs open at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub max_sessions: u16,
+    /// Workspace for runs and evidence; flow files for the `run` tool are
+    /// named relative to it and must be inside it.
+    #[arg(long, default_value = ".ui-qa", value_name = "DIR")]
+    pub workspace: PathBuf,
+}
+
+/// Builds the policy from the flags, or says which flag is wrong.
+fn policy(args: &McpArgs) -> Result<policy::Policy, String> {
+    let origins = args
+        .allow_origin
+        .iter()
+        .map(|o| policy::parse_origin(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (flag, list) in [
+        ("--allow-command", &args.allow_command),
+        ("--allow-app", &args.allow_app),
+    ] {
+        if list.iter().any(|p| p.trim().is_empty()) {
+            return Err(format!("{flag} needs a program"));
+        }
+    }
+    std::fs::create_dir_all(&args.workspace).map_err(|e| {
+        format!(
+            "--workspace {}: cannot be created: {e}",
+            args.workspace.display()
+        )
+    })?;
+    let workspace = args.workspace.canonicalize().map_err(|e| {
+        format!(
+            "--workspace {}: cannot be resolved: {e}",
+            args.workspace.display()
+        )
+    })?;
+    Ok(policy::Policy {
+        origins,
+        commands: args.allow_command.clone(),
+        apps: args.allow_app.clone(),
+        workspace,
+    })
+}
+
+/// Runs the server until its client closes stdin (or SIGINT/SIGTERM), then
+/// ends every session. Returns the exit code.
+pub async fn run(args: &McpArgs, options: RunOptions) -> u8 {
+    let policy = match policy(args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID;
+        }
+    };
+    if policy.origins.is_empty() && policy.commands.is_empty() && policy.apps.is_empty() {
+        eprintln!(
+            "ui-qa mcp: no --allow-origin, --allow-command or --allow-app: sessions cannot open anything (guide and schema still work)"
+        );
+    }
+    let server = server::UiQa::new(policy, options, usize::from(args.max_sessions));
+    let running = match server.clone().serve(rmcp::transport::stdio()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: the MCP client did not initialize: {e}");
+            server.end_all(END_ALL_WITHIN).await;
+            return exit::FAILED;
+        }
+    };
+    let token = running.cancellation_token();
+    let stop = async {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    tokio::select! {
+                        _ = tokio::signal::ctrl_c() => {}
+                        _ = term.recv() => {}
+                    }
+                }
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    };
+    tokio::select! {
+        _ = running.waiting() => {}
+        _ = stop => token.cancel(),
+    }
+    server.end_all(END_ALL_WITHIN).await;
+    exit::PASSED
+}

@@ -1,0 +1,293 @@
+//! What a `ui-qa mcp` server lets its client reach, fixed by the server's
+//! own flags: origins (`--allow-origin`), terminal programs
+//! (`--allow-command`), desktop programs (`--allow-app`) and the workspace
+//! (`--workspace`). Tool arguments are checked against it before anything
+//! launches; nothing a tool names can widen it.
+
+use qa_core::flow::{Flow, Target};
+use std::path::{Component, Path, PathBuf};
+
+/// The server's fixed limits.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Allowed origins, serialized (`http://127.0.0.1:8080`).
+    pub origins: Vec<String>,
+    /// Allowed terminal programs (the exact `argv[0]` a tool must name).
+    pub commands: Vec<String>,
+    /// Allowed desktop programs (the exact `argv[0]` a tool must name).
+    pub apps: Vec<String>,
+    /// The workspace (canonical): runs, exports and flow files live here.
+    pub workspace: PathBuf,
+}
+
+/// The origin (`scheme://host[:port]`) of an http(s) URL.
+pub fn origin_of(url: &str) -> Result<String, String> {
+    let u = url::Url::parse(url).map_err(|e| format!("{url:?} is not an absolute URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(format!("{url:?} is not an http or https URL"));
+    }
+    Ok(u.origin().ascii_serialization())
+}
+
+/// Normalizes one `--allow-origin` value; it must be an origin and nothing
+/// more (no path, query or credentials).
+pub fn parse_origin(value: &str) -> Result<String, String> {
+    let u = url::Url::parse(value)
+        .map_err(|e| format!("--allow-origin {value:?} is not an origin ({e})"))?;
+    let bare = u.path() == "/" && u.query().is_none() && u.fragment().is_none();
+    if !matches!(u.scheme(), "http" | "https")
+        || !bare
+        || !u.username().is_empty()
+        || u.password().is_some()
+    {
+        return Err(format!(
+            "--allow-origin {value:?} must be an http(s) origin like http://127.0.0.1:8080 (no path, no credentials)"
+        ));
+    }
+    Ok(u.origin().ascii_serialization())
+}
+
+impl Policy {
+    /// The refusal for `what`, naming the flag that would allow it.
+    fn refuse(what: &str, flag: &str, allowed: &[String]) -> String {
+        if allowed.is_empty() {
+            format!("{what} is not allowed: this server was started without {flag}")
+        } else {
+            format!(
+                "{what} is not allowed: this server allows only {} (its {flag} flags)",
+                allowed.join(", ")
+            )
+        }
+    }
+
+    /// Checks a URL a session opens or navigates to.
+    pub fn check_url(&self, url: &str) -> Result<String, String> {
+        let o = origin_of(url)?;
+        if self.origins.contains(&o) {
+            Ok(o)
+        } else {
+            Err(Self::refuse(
+                &format!("origin {o}"),
+                "--allow-origin",
+                &self.origins,
+            ))
+        }
+    }
+
+    /// Checks a terminal program's argv.
+    pub fn check_command(&self, argv: &[String]) -> Result<(), String> {
+        match argv.first() {
+            Some(p) if self.commands.contains(p) => Ok(()),
+            Some(p) => Err(Self::refuse(
+                &format!("program {p:?}"),
+                "--allow-command",
+                &self.commands,
+            )),
+            None => Err("the command is empty".into()),
+        }
+    }
+
+    /// Checks a desktop program's argv.
+    pub fn check_app(&self, argv: &[String]) -> Result<(), String> {
+        match argv.first() {
+            Some(p) if self.apps.contains(p) => Ok(()),
+            Some(p) => Err(Self::refuse(
+                &format!("application {p:?}"),
+                "--allow-app",
+                &self.apps,
+            )),
+            None => Err("the application command is empty".into()),
+        }
+    }
+
+    /// The `target` of a session opening `url`: the page may reach every
+    /// allowed origin and no other.
+    pub fn browser_target(&self, url: &str) -> Result<serde_json::Value, String> {
+        let own = self.check_url(url)?;
+        let others: Vec<&String> = self.origins.iter().filter(|o| **o != own).collect();
+        let mut t = serde_json::json!({ "url": url });
+        if !others.is_empty() {
+            t["allowedOrigins"] = serde_json::json!(others);
+        }
+        Ok(t)
+    }
+
+    /// A path inside the workspace, given relative to it: no absolute
+    /// paths, no `..`, and no symlink leading out.
+    pub fn workspace_file(&self, relative: &str) -> Result<PathBuf, String> {
+        let p = Path::new(relative);
+        if relative.is_empty()
+            || p.components()
+                .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(format!(
+                "{relative:?} must be a path relative to the workspace {}, without `..`",
+                self.workspace.display()
+            ));
+        }
+        let full = self.workspace.join(p);
+        let real = full
+            .canonicalize()
+            .map_err(|e| format!("{} cannot be read: {e}", full.display()))?;
+        if !real.starts_with(&self.workspace) {
+            return Err(format!(
+                "{relative:?} leads outside the workspace {} (through a symlink)",
+                self.workspace.display()
+            ));
+        }
+        Ok(real)
+    }
+
+    /// A working directory a flow names (relative to its file): it must be
+    /// inside the workspace.
+    fn check_dir(&self, flow_dir: &Path, dir: &str, field: &str) -> Result<(), String> {
+        let real = flow_dir
+            .join(dir)
+            .canonicalize()
+            .map_err(|e| format!("{field} {dir:?} cannot be used: {e}"))?;
+        if real.starts_with(&self.workspace) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{field} {dir:?} is outside the workspace {}",
+                self.workspace.display()
+            ))
+        }
+    }
+
+    /// Checks a flow file's target before it runs. A flow may not start a
+    /// server, set a program's environment or attach to a running
+    /// application over MCP: each of those names code the flags did not
+    /// allow.
+    pub fn check_flow(&self, flow: &Flow) -> Result<(), String> {
+        let dir = flow.base_dir.as_path();
+        match &flow.target {
+            Target::Browser(b) => {
+                if b.server.is_some() {
+                    return Err("target.server is not allowed over MCP: it starts a program; start the server yourself and allow its origin".into());
+                }
+                if let Some(s) = &b.serve {
+                    self.check_dir(dir, s, "target.serve")?;
+                }
+                for u in b.url.iter().chain(&b.base_url) {
+                    if url::Url::parse(u).is_ok() {
+                        self.check_url(u)?;
+                    }
+                }
+                for o in &b.allowed_origins {
+                    self.check_url(o)?;
+                }
+                Ok(())
+            }
+            Target::Terminal(c) => {
+                self.check_command(&c.argv)?;
+                if !c.env.is_empty() {
+                    return Err("target.command.env is not allowed over MCP (an environment can load code, e.g. LD_PRELOAD); set it in the server's own environment".into());
+                }
+                if let Some(d) = &c.cwd {
+                    self.check_dir(dir, d, "target.command.cwd")?;
+                }
+                Ok(())
+            }
+            Target::Desktop(a) => {
+                let Some(l) = &a.launch else {
+                    return Err("attaching to a running application is not allowed over MCP; launch an allowed application (target.application.launch)".into());
+                };
+                if a.pid.is_some() || a.name.is_some() || a.bundle_id.is_some() {
+                    return Err("attaching to a running application is not allowed over MCP".into());
+                }
+                self.check_app(&l.argv)?;
+                if !l.env.is_empty() {
+                    return Err("target.application.launch.env is not allowed over MCP (an environment can load code); set it in the server's own environment".into());
+                }
+                if let Some(d) = &l.cwd {
+                    self.check_dir(dir, d, "target.application.launch.cwd")?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks one step a session is asked to run: an absolute URL it names
+    /// must be of an allowed origin (the browser's containment refuses the
+    /// rest anyway; this says why before anything happens).
+    pub fn check_step(&self, step: &serde_json::Value) -> Result<(), String> {
+        if let Some(u) = step.get("url").and_then(|u| u.as_str()) {
+            self.check_url(u)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(ws: &Path) -> Policy {
+        Policy {
+            origins: vec!["http://127.0.0.1:8080".into()],
+            commands: vec!["/bin/sh".into()],
+            apps: vec![],
+            workspace: ws.canonicalize().unwrap(),
+        }
+    }
+
+    #[test]
+    fn origins_are_exact() {
+        assert_eq!(
+            parse_origin("http://127.0.0.1:8080").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(
+            parse_origin("HTTP://LOCALHOST:80/").unwrap(),
+            "http://localhost"
+        );
+        for bad in [
+            "http://a.test/x",
+            "file:///etc",
+            "http://u:p@a.test",
+            "a.test",
+        ] {
+            assert!(parse_origin(bad).is_err(), "{bad}");
+        }
+        let d = tempfile::tempdir().unwrap();
+        let p = policy(d.path());
+        assert!(p.check_url("http://127.0.0.1:8080/login?x=1").is_ok());
+        let e = p.check_url("http://127.0.0.1:8081/").unwrap_err();
+        assert!(e.contains("http://127.0.0.1:8081") && e.contains("--allow-origin"));
+        assert!(p.check_url("file:///etc/passwd").is_err());
+        assert!(p
+            .check_step(&serde_json::json!({"action":"goto","url":"https://example.com/"}))
+            .is_err());
+        assert!(p
+            .check_step(&serde_json::json!({"action":"goto","path":"/x"}))
+            .is_ok());
+    }
+
+    #[test]
+    fn programs_must_be_named_exactly() {
+        let d = tempfile::tempdir().unwrap();
+        let p = policy(d.path());
+        assert!(p.check_command(&["/bin/sh".into(), "-c".into()]).is_ok());
+        assert!(p.check_command(&["sh".into()]).is_err());
+        assert!(p.check_command(&[]).is_err());
+        let e = p.check_app(&["/usr/bin/python3".into()]).unwrap_err();
+        assert!(e.contains("without --allow-app"), "{e}");
+    }
+
+    #[test]
+    fn workspace_files_stay_inside() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.jsonc"), "{}").unwrap();
+        let p = policy(d.path());
+        assert!(p.workspace_file("f.jsonc").is_ok());
+        for bad in ["../f.jsonc", "/etc/passwd", "", "a/../../x"] {
+            assert!(p.workspace_file(bad).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc/hostname", d.path().join("out")).unwrap();
+            assert!(p.workspace_file("out").unwrap_err().contains("outside"));
+        }
+    }
+}
