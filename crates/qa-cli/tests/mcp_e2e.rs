@@ -358,7 +358,14 @@ async fn a_terminal_session_and_max_sessions() {
         "{v:#}"
     );
     assert!(is_png(&r), "the terminal's picture is image content");
-    assert_eq!(pids_with_argv(&["sleep", &marker]).len(), 1);
+    assert!(
+        wait_until(Duration::from_secs(15), || pids_with_argv(&[
+            "sleep", &marker
+        ])
+        .len()
+            == 1),
+        "the program runs (exec sleep)"
+    );
 
     let done = s.ok("finish", json!({ "session": id })).await;
     assert_eq!(done["status"], "PASSED", "{done:#}");
@@ -387,12 +394,13 @@ async fn a_desktop_session_under_a_virtual_display() {
     let ws = dir.path().join("ws");
     let app = root().join("tests/fixtures/desktop/fixture_app.py");
     let app = app.to_str().unwrap();
-    let s = Server::start(&ws, &["--allow-app", "/usr/bin/python3"]).await;
+    let s = Server::start(
+        &ws,
+        &["--allow-app", "/usr/bin/python3", "--virtual-display"],
+    )
+    .await;
     let started = s
-        .ok(
-            "start",
-            json!({ "app": ["/usr/bin/python3", app], "virtualDisplay": true }),
-        )
+        .ok("start", json!({ "app": ["/usr/bin/python3", app] }))
         .await;
     let id = started["session"].as_str().unwrap().to_string();
     assert_eq!(started["kind"], "desktop");
@@ -477,16 +485,52 @@ async fn the_clients_end_of_input_ends_every_session() {
         json!({ "session": tui["session"], "step": { "action": "waitForText", "text": "up" } }),
     )
     .await;
+    // A step in progress when the client goes away: it waits for text
+    // that never comes, with a deadline far beyond the test's bound.
+    let peer = s.client.peer().clone();
+    let tui_id = tui["session"].clone();
+    let pending = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("act").with_arguments(
+                json!({ "session": tui_id, "step": { "action": "waitForText", "text": "never shown", "timeoutMs": 600000 } })
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            ),
+        )
+        .await
+    });
+    let journal = Path::new(tui["runDir"].as_str().unwrap()).join("progress.jsonl");
+    assert!(
+        wait_until(Duration::from_secs(60), || std::fs::read_to_string(
+            &journal
+        )
+        .is_ok_and(
+            |j| j.contains(r#""event":"stageStart","stage":"step 2 waitForText""#)
+        )),
+        "the second step started"
+    );
     let server_pid = s.child.id().unwrap();
     let started = descendants(server_pid);
     assert!(
         started.len() >= 3,
         "a browser and a program run: {started:?}"
     );
-    assert_eq!(pids_with_argv(&["sleep", &marker]).len(), 1);
+    assert!(
+        wait_until(Duration::from_secs(15), || pids_with_argv(&[
+            "sleep", &marker
+        ])
+        .len()
+            == 1),
+        "the program runs (exec sleep)"
+    );
 
     let status = s.close().await;
     assert!(status.success(), "{status:?}");
+    assert!(
+        pending.await.unwrap().is_err(),
+        "the pending call got no result"
+    );
     let left: Vec<u32> = started
         .iter()
         .copied()

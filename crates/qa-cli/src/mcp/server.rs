@@ -192,8 +192,10 @@ impl UiQa {
         self.secrets.redact(s).into_owned()
     }
 
-    /// Reserves a place under `--max-sessions`, or says which sessions to end.
-    fn reserve(&self) -> Result<u64, Refusal> {
+    /// Takes a place under `--max-sessions` for what `hold` registers (a
+    /// session slot or a run's cancel signal), in the same critical
+    /// section as the count, or says which sessions to end.
+    fn reserve(&self, hold: impl FnOnce(&mut Registry, u64)) -> Result<u64, Refusal> {
         let mut r = self.reg();
         if r.closing {
             return Err(Box::new(reply::refusal(
@@ -223,7 +225,9 @@ impl UiQa {
             )));
         }
         r.next += 1;
-        Ok(r.next)
+        let n = r.next;
+        hold(&mut r, n);
+        Ok(n)
     }
 
     fn slot(&self, id: &str) -> Result<Slot, Refusal> {
@@ -336,17 +340,24 @@ impl UiQa {
             Ok(t) => t,
             Err(e) => return Ok(reply::refusal(McpCode::NotAllowed, e, vec![])),
         };
-        let n = match self.reserve() {
-            Ok(n) => n,
-            Err(r) => return Ok(*r),
-        };
-        let id = format!("s{n}");
         let slot = Slot {
             cancel: Cancel::new(),
             session: Arc::new(tokio::sync::Mutex::new(None)),
         };
-        let mut guard = slot.session.clone().lock_owned().await;
-        self.reg().sessions.insert(id.clone(), slot.clone());
+        // Held until the session is open: calls on it wait for it.
+        let mut guard = slot
+            .session
+            .clone()
+            .try_lock_owned()
+            .expect("a new slot is unlocked");
+        let held = slot.clone();
+        let n = match self.reserve(|r, n| {
+            r.sessions.insert(format!("s{n}"), held);
+        }) {
+            Ok(n) => n,
+            Err(r) => return Ok(*r),
+        };
+        let id = format!("s{n}");
         let mut config = SessionConfig::new(&self.policy.workspace);
         config.options = self.options.clone();
         config.secrets = self.secrets.clone();
@@ -557,14 +568,16 @@ impl UiQa {
         if let Err(e) = self.policy.check_flow(&flow) {
             return Ok(reply::refusal(McpCode::NotAllowed, e, vec![]));
         }
-        let n = match self.reserve() {
-            Ok(n) => n,
-            Err(r) => return Ok(*r),
-        };
         let mut req = qa_core::runner::RunRequest::new(flow, text, self.policy.workspace.clone());
         req.options = self.options.clone();
         req.secrets = self.secrets.clone();
-        self.reg().runs.insert(n, req.cancel.clone());
+        let cancel = req.cancel.clone();
+        let n = match self.reserve(|r, n| {
+            r.runs.insert(n, cancel);
+        }) {
+            Ok(n) => n,
+            Err(r) => return Ok(*r),
+        };
         let drivers = crate::drivers::all();
         let out = qa_core::runner::run(&drivers, req, &qa_core::progress::NoProgress).await;
         self.reg().runs.remove(&n);
