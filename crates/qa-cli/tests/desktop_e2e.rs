@@ -239,56 +239,71 @@ fn window_video_is_withheld_when_the_run_has_secrets() {
     );
 }
 
-#[test]
-fn window_video_never_shows_another_programs_window() {
-    let dir = tempfile::tempdir().unwrap();
+/// The fixture, and a magenta window of another program over it that
+/// keeps raising itself above every window (`cover_window.py`, its own
+/// session: not one of the application's processes). The flow captures the
+/// fixture uncovered first, then clicks Copy, which makes the launch script
+/// start the other program; that program says `MAPPED` through a FIFO to the
+/// fixture's stdin once its window is mapped, and the fixture puts it in
+/// its echo label, which the flow waits for: no step depends on timing.
+fn covered_fixture_flow(dir: &Path, last_steps: &str) -> std::path::PathBuf {
     let app = root().join("tests/fixtures/desktop/fixture_app.py");
-    // Once the fixture's window is mapped, a magenta xterm of another
-    // program (its own session: not one of the application's processes) is
-    // mapped over part of it. Without a compositor X hands whatever is on
-    // the screen for a covered part of a window (Xvfb: black, or the
-    // xterm's magenta), so the video leaves those frames out;
-    // `activateWindow` raises the application above it and frames resume.
+    let cover = root().join("tests/fixtures/desktop/cover_window.py");
+    let fifo = dir.join("said");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
     let script = format!(
-        "UI_QA_FIXTURE_READY=1 /usr/bin/python3 {app:?} | {{ read ready; setsid -f xterm -bg '#ff00ff' -fg '#ff00ff' -geometry 30x8+180+140 -e sleep 120; cat >/dev/null; }}",
-        app = app.display().to_string()
+        "UI_QA_FIXTURE_READY=1 /usr/bin/python3 {app:?} 0<>{fifo:?} | {{ read ready; read copied; setsid -f /usr/bin/python3 {cover:?} 180 140 240 120 >{fifo:?}; cat >/dev/null; }}",
+        app = app.display().to_string(),
+        cover = cover.display().to_string(),
+        fifo = fifo.display().to_string(),
     );
     let flow = format!(
         r#"{{"timeoutMs":60000,
             "target":{{"application":{{"launch":{{"argv":["/bin/sh","-c",{script:?}]}}}}}},
             "steps":[{{"action":"waitForWindow","title":{{"equals":"ui-qa fixture"}}}},
-                     {{"action":"waitForTimeout","ms":1500}},
-                     {{"action":"activateWindow"}},
-                     {{"action":"waitForTimeout","ms":700}}]}}"#
+                     {{"action":"screenshot","name":"uncovered"}},
+                     {{"action":"setValue","locator":{{"automationId":"name-entry"}},"value":"cover"}},
+                     {{"action":"activate","locator":{{"role":"button","name":"Copy"}}}},
+                     {{"action":"assertText","locator":{{"automationId":"echo-label"}},"equals":"MAPPED"}},
+                     {last_steps}]}}"#
     );
-    let p = dir.path().join("covered.jsonc");
+    let p = dir.join("covered.jsonc");
     std::fs::write(&p, flow).unwrap();
-    let (code, r) = run_args(&p, &dir.path().join("ws"), &["--video", "on"], &[]);
-    assert_eq!(code, 0, "{r:#}");
-    // The xterm did cover the window: frames were left out.
-    let said = r["observations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|o| o["message"].as_str())
-        .any(|m| m.contains("covered the application's window"));
-    assert!(said, "{:#}", r["observations"]);
-    let videos = r["artifacts"]["videos"].as_array().unwrap();
-    assert_eq!(videos.len(), 1, "{r:#}");
-    let video = videos[0]["path"].as_str().unwrap();
-    let (w, h, _) = probe(video);
+    p
+}
+
+/// RGB24 pixels of every frame of a video or picture (ffmpeg decodes it);
+/// `(width, height, bytes)`.
+fn decode_rgb(path: &str) -> (u64, u64, Vec<u8>) {
+    let o = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v:0"])
+        .args(["-show_entries", "stream=width,height", "-of", "json", path])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (w, h) = (
+        v["streams"][0]["width"].as_u64().unwrap(),
+        v["streams"][0]["height"].as_u64().unwrap(),
+    );
     let o = Command::new("ffmpeg")
-        .args(["-v", "error", "-i", video])
+        .args(["-v", "error", "-i", path])
         .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let frame_bytes = (w * h * 3) as usize;
-    assert!(o.stdout.len() >= frame_bytes, "no frame decoded");
-    // The fixture itself has ~150 near-black pixels (its text); a frame
-    // with the xterm over it has ~20000 near-black or magenta ones (VP8 is
-    // lossy: "near").
-    for (i, f) in o.stdout.chunks_exact(frame_bytes).enumerate() {
+    assert!(o.stdout.len() as u64 >= w * h * 3, "no frame decoded");
+    (w, h, o.stdout)
+}
+
+/// Fails when any frame shows the other program's window: the fixture
+/// itself has ~150 near-black pixels (its text) and no magenta; a frame
+/// with the magenta window (or Xvfb's black for a covered part) has ~28000
+/// (VP8 is lossy: "near").
+fn assert_no_foreign_pixels(path: &str) {
+    let (w, h, rgb) = decode_rgb(path);
+    for (i, f) in rgb.chunks_exact((w * h * 3) as usize).enumerate() {
         let foreign = f
             .chunks_exact(3)
             .filter(|p| {
@@ -299,10 +314,209 @@ fn window_video_never_shows_another_programs_window() {
             .count();
         assert!(
             foreign < 2000,
-            "frame {i}: {foreign} pixels of the other program's window"
+            "{path} frame {i}: {foreign} pixels of the other program's window"
         );
     }
+}
+
+/// The run's notes that say video frames were left out.
+fn left_out_notes(r: &Value) -> Vec<String> {
+    r["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["message"].as_str())
+        .filter(|m| m.contains("were left out while a window of another program covered"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The path of the run's screenshot named `name`.
+fn screenshot_path(r: &Value, name: &str) -> String {
+    let shots = r["artifacts"]["screenshots"].as_array().unwrap();
+    let s = shots
+        .iter()
+        .find(|a| {
+            a["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with(&format!("/{name}.png")))
+        })
+        .unwrap_or_else(|| panic!("no screenshot {name}: {shots:#?}"));
+    s["path"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn window_video_never_shows_another_programs_window() {
+    let dir = tempfile::tempdir().unwrap();
+    // Xvfb has Composite: while the other program's window lies over the
+    // application's, frames are kept and show the application's own pixels.
+    let flow = covered_fixture_flow(dir.path(), r#"{"action":"waitForTimeout","ms":1500}"#);
+    let (code, r) = run_args(&flow, &dir.path().join("ws"), &["--video", "on"], &[]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(left_out_notes(&r), Vec::<String>::new(), "{r:#}");
+    let videos = r["artifacts"]["videos"].as_array().unwrap();
+    assert_eq!(videos.len(), 1, "{r:#}");
+    assert_no_foreign_pixels(videos[0]["path"].as_str().unwrap());
     assert_clean(&r, &["xvfb", "dbus", "ffmpeg"]);
+}
+
+#[test]
+fn screenshot_of_a_covered_window_shows_only_the_application() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = covered_fixture_flow(dir.path(), r#"{"action":"screenshot","name":"covered"}"#);
+    let (code, r) = run_args(&flow, &dir.path().join("ws"), &["--video", "off"], &[]);
+    assert_eq!(code, 0, "{r:#}");
+    let (uncovered, covered) = (
+        screenshot_path(&r, "uncovered"),
+        screenshot_path(&r, "covered"),
+    );
+    assert_no_foreign_pixels(&covered);
+    // The whole window, as before the other program came.
+    assert_eq!(png_size(&covered), png_size(&uncovered));
+    assert_desktop_clean(&r);
+}
+
+/// An X server and session bus the test starts itself, without the
+/// Composite extension (a user's own display may lack it); ended on drop.
+struct HostDisplay {
+    xvfb: std::process::Child,
+    dbus: std::process::Child,
+    display: String,
+    bus: String,
+    runtime: tempfile::TempDir,
+}
+
+impl HostDisplay {
+    fn without_composite() -> HostDisplay {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+        fn first_line(c: &mut std::process::Child, what: &str) -> String {
+            let out = c.stdout.take().unwrap();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(out);
+                let mut line = String::new();
+                let _ = r.read_line(&mut line);
+                let _ = tx.send(line);
+                // Keep reading: the pipe stays open for the child's life.
+                let _ = std::io::copy(&mut r, &mut std::io::sink());
+            });
+            rx.recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("{what} was not ready within 60 s"))
+                .trim()
+                .to_string()
+        }
+        let runtime = tempfile::tempdir().unwrap();
+        let mut xvfb = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .args(["-extension", "Composite"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let display = format!(":{}", first_line(&mut xvfb, "Xvfb"));
+        let services = runtime.path().join("services");
+        std::fs::create_dir(&services).unwrap();
+        std::fs::copy(
+            "/usr/share/dbus-1/services/org.a11y.Bus.service",
+            services.join("org.a11y.Bus.service"),
+        )
+        .expect("at-spi2-core's org.a11y.Bus.service");
+        let conf = runtime.path().join("session.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={}</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>{}</servicedir>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>"#,
+                runtime.path().join("bus").display(),
+                services.display()
+            ),
+        )
+        .unwrap();
+        let mut dbus = Command::new("dbus-daemon")
+            .arg(format!("--config-file={}", conf.display()))
+            .args(["--nofork", "--print-address=1"])
+            .env("DISPLAY", &display)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let bus = first_line(&mut dbus, "dbus-daemon");
+        HostDisplay {
+            xvfb,
+            dbus,
+            display,
+            bus,
+            runtime,
+        }
+    }
+}
+
+impl Drop for HostDisplay {
+    fn drop(&mut self) {
+        for c in [&mut self.dbus, &mut self.xvfb] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+#[test]
+fn covered_frames_are_left_out_without_composite() {
+    let host = HostDisplay::without_composite();
+    let dir = tempfile::tempdir().unwrap();
+    let flow = covered_fixture_flow(
+        dir.path(),
+        r#"{"action":"waitForTimeout","ms":1500},{"action":"screenshot","name":"covered"}"#,
+    );
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--video", "on"], |c| {
+        c.env("DISPLAY", &host.display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &host.bus)
+            .env("XDG_RUNTIME_DIR", host.runtime.path())
+            .env_remove("WAYLAND_DISPLAY");
+    });
+    // The video leaves out the frames the other program covered, and says so.
+    let notes = left_out_notes(&r);
+    assert_eq!(notes.len(), 1, "{r:#}");
+    assert!(notes[0].contains("no Composite extension"), "{notes:?}");
+    let videos = r["artifacts"]["videos"].as_array().unwrap();
+    assert_eq!(videos.len(), 1, "{r:#}");
+    assert_no_foreign_pixels(videos[0]["path"].as_str().unwrap());
+    // The screenshot after raising the window: the other program raises
+    // its window again at once, so the step fails saying why; only when the
+    // application stayed on top is a picture taken, and it is the
+    // application's alone.
+    let last = r["steps"].as_array().unwrap().last().unwrap().clone();
+    match last["status"].as_str() {
+        Some("failed") => {
+            assert_eq!(code, 1, "{r:#}");
+            let reason = last["reason"].as_str().unwrap();
+            assert!(reason.contains("no Composite extension"), "{reason}");
+        }
+        Some("passed") => {
+            assert_eq!(code, 0, "{r:#}");
+            assert_no_foreign_pixels(&screenshot_path(&r, "covered"));
+        }
+        other => panic!("screenshot step {other:?}: {last:#}"),
+    }
 }
 
 /// `(width, height, frames)` of a video's first stream, read by ffprobe.

@@ -17,6 +17,8 @@ qa_core::error_codes! {
         AppNotAccessible = "desktop.app.not_accessible",
         /// The attached `application.pid` names no running process.
         AttachNoProcess = "desktop.attach.no_process",
+        /// A window of another program lay over the application's window and the X server has no Composite extension to read the window's own pixels; no picture was taken.
+        CaptureCovered = "desktop.capture.covered",
         /// The window could not be captured (an unsupported pixel format, or the capture failed).
         CaptureFailed = "desktop.capture.failed",
         /// No viewable X window carries the application's `_NET_WM_PID` on the run's display; the run is BLOCKED.

@@ -3,7 +3,7 @@
 
 use super::actions::resolve_wait;
 use super::app::App;
-use super::capture::XWindow;
+use super::capture::{CaptureError, XWindow};
 use super::display::missing;
 use super::tree::{snapshot_json, walk, Fields};
 use crate::codes::DesktopCode;
@@ -52,20 +52,33 @@ pub(crate) async fn screenshot(
 ) -> Result<(Artifact, XWindow), DriverError> {
     let w = app.focus_window().await?;
     tokio::time::sleep(Duration::from_millis(80)).await;
-    let id = w.id;
-    let (png, _, _) = app
-        .with_x11(DesktopCode::CaptureFailed, move |x| x.capture_png(id))
+    let (id, pids) = (w.id, app.pids());
+    let frame = app
+        .with_x11(DesktopCode::CaptureFailed, move |x| {
+            x.capture_window(id, &mut || pids.clone())
+        })
         .await?
-        .map_err(|e| {
-            DriverError::blocked(
+        .map_err(|e| match e {
+            CaptureError::Covered => DriverError::new(
+                DesktopCode::CaptureCovered,
+                format!(
+                    "{} after it was raised, and this X server cannot hand the window's own pixels (no Composite extension); no picture was taken",
+                    e.message()
+                ),
+            )
+            .with_remediation("close or move the other program's window, or run on an X server with the Composite extension (Xvfb and Xorg have it; --virtual-display uses Xvfb)"),
+            CaptureError::Failed(e) => DriverError::blocked(
                 DesktopCode::CaptureFailed,
                 missing(
                     "window-capture",
                     e,
                     "run on a 24/32-bit TrueColor X display (Xvfb -screen 0 WxHx24)",
                 ),
-            )
+            ),
         })?;
+    let png = frame
+        .png()
+        .map_err(|e| DriverError::new(DesktopCode::CaptureFailed, e))?;
     let a = write(ctx, ArtifactGroup::Screenshots, step, "png", &png)?;
     Ok((a, w))
 }

@@ -1,8 +1,20 @@
 //! X11: finding the application's windows (`_NET_WM_PID`, no window manager
-//! needed), raising and focusing them, and exact-window PNG capture
-//! (`GetImage` of the window itself).
+//! needed), raising and focusing them, and exact-window capture.
+//!
+//! Capture never shows another program's pixels. Without a compositor an
+//! X server hands whatever is on the screen where a window is, so every
+//! capture happens under a server grab that also checks what lies over the
+//! window: with nothing of another program over it, the screen is read;
+//! with something, the window's own pixels are read from its Composite
+//! pixmap (each captured top-level window is redirected, automatically,
+//! the first time it is captured uncovered), and without Composite no
+//! picture is taken.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
+use x11rb::protocol::composite::{ConnectionExt as _, Redirect};
 use x11rb::protocol::xproto::{
     AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState, StackMode,
     Window, WindowClass,
@@ -37,7 +49,21 @@ pub(crate) struct X11 {
     /// Root window of screen 0.
     pub root: Window,
     atoms: Atoms,
+    /// The server has Composite 0.2+ (`NameWindowPixmap`).
+    composite: bool,
+    /// Held for the length of a server grab.
+    grab: Mutex<()>,
+    /// Top-level windows this connection tried to redirect, and whether
+    /// the server agreed.
+    redirected: Mutex<HashMap<Window, bool>>,
+    /// When another program's window was last seen over an unredirected
+    /// top-level window.
+    covered_at: Mutex<HashMap<Window, Instant>>,
 }
+
+/// How long after another program's window left an unredirected window
+/// its pixels are not read: the application repaints the part it left.
+const REPAINT_GRACE: Duration = Duration::from_millis(150);
 
 struct Atoms {
     net_wm_pid: u32,
@@ -71,7 +97,20 @@ impl X11 {
             utf8: intern(b"UTF8_STRING")?,
             gtk_frame_extents: intern(b"_GTK_FRAME_EXTENTS")?,
         };
-        Ok(X11 { conn, root, atoms })
+        let composite = conn
+            .composite_query_version(0, 4)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|v| (v.major_version, v.minor_version) >= (0, 2));
+        Ok(X11 {
+            conn,
+            root,
+            atoms,
+            composite,
+            grab: Mutex::new(()),
+            redirected: Mutex::new(HashMap::new()),
+            covered_at: Mutex::new(HashMap::new()),
+        })
     }
 
     fn pid_of(&self, w: Window) -> Option<u32> {
@@ -129,76 +168,6 @@ impl X11 {
             }
         }
         out
-    }
-
-    /// The owners (`_NET_WM_PID`, looked up in a window manager's frame
-    /// too; `None`: unknown) of the viewable windows stacked above `w`'s
-    /// top-level window that overlap `w` on the screen: without a
-    /// compositor their pixels show in a capture of `w`.
-    pub(crate) fn covering_owners(&self, w: Window) -> XResult<Vec<Option<u32>>> {
-        let g = self
-            .conn
-            .get_geometry(w)
-            .map_err(err("GetGeometry"))?
-            .reply()
-            .map_err(err("GetGeometry"))?;
-        let at = self
-            .conn
-            .translate_coordinates(w, self.root, 0, 0)
-            .map_err(err("TranslateCoordinates"))?
-            .reply()
-            .map_err(err("TranslateCoordinates"))?;
-        let ours = Rect::new(at.dst_x, at.dst_y, g.width, g.height);
-        let mut top = w;
-        for _ in 0..16 {
-            let t = self
-                .conn
-                .query_tree(top)
-                .map_err(err("QueryTree"))?
-                .reply()
-                .map_err(err("QueryTree"))?;
-            if t.parent == self.root || t.parent == x11rb::NONE {
-                break;
-            }
-            top = t.parent;
-        }
-        let stack = self
-            .conn
-            .query_tree(self.root)
-            .map_err(err("QueryTree"))?
-            .reply()
-            .map_err(err("QueryTree"))?
-            .children;
-        let Some(pos) = stack.iter().position(|&c| c == top) else {
-            return Err(format!("window 0x{top:x} is not on the screen"));
-        };
-        let mut out = Vec::new();
-        for &c in &stack[pos + 1..] {
-            let attrs = self
-                .conn
-                .get_window_attributes(c)
-                .map_err(err("GetWindowAttributes"))?
-                .reply();
-            // Gone since the QueryTree: it shows nothing.
-            let Ok(attrs) = attrs else { continue };
-            if attrs.map_state != MapState::VIEWABLE || attrs.class == WindowClass::INPUT_ONLY {
-                continue;
-            }
-            let Ok(Ok(cg)) = self.conn.get_geometry(c).map(|r| r.reply()) else {
-                continue;
-            };
-            let b = 2 * cg.border_width;
-            if !ours.overlaps(&Rect::new(
-                cg.x,
-                cg.y,
-                cg.width.saturating_add(b),
-                cg.height.saturating_add(b),
-            )) {
-                continue;
-            }
-            out.push(self.owner_of(c, 0));
-        }
-        Ok(out)
     }
 
     /// `_NET_WM_PID` of `w`, or of a client inside it (a window manager's frame).
@@ -285,40 +254,256 @@ impl X11 {
         }
     }
 
-    /// Captures exactly the window's pixels (its visible frame, without
-    /// client-side shadow margins) as an RGB PNG. Returns `(png, width, height)`.
-    pub(crate) fn capture_png(&self, w: Window) -> XResult<(Vec<u8>, u32, u32)> {
-        let f = self.capture_rgb(w)?;
-        Ok((f.png()?, f.width, f.height))
+    /// Captures exactly the application's window `w` (its visible frame,
+    /// without client-side shadow margins), never another program's pixels.
+    ///
+    /// Under a server grab (nothing changes between the check and the read):
+    /// when no window of another program lies over the area, the screen's
+    /// pixels there (the application's own popups and menus included);
+    /// when one does, the window's own pixels from its Composite pixmap if
+    /// this connection redirected it, else [`CaptureError::Covered`] (also
+    /// for [`REPAINT_GRACE`] after it left).
+    /// `app_pids` gives the application's processes (asked only when some
+    /// window lies over `w`).
+    pub(crate) fn capture_window(
+        &self,
+        w: Window,
+        app_pids: &mut dyn FnMut() -> Vec<u32>,
+    ) -> Result<RgbFrame, CaptureError> {
+        let _grab = self.grab_server()?;
+        let area = self.area_of(w)?;
+        let top = self.top_of(w)?;
+        let owners = self.owners_over(top, &area.on_root)?;
+        let foreign = !owners.is_empty() && foreign(&owners, &app_pids());
+        if !self.is_redirected(top) && self.just_covered(top, foreign) {
+            return Err(CaptureError::Covered);
+        }
+        if !foreign {
+            let frame = self.read(self.root, area.root_x, area.root_y, area.width, area.height)?;
+            // Uncovered now: the pixmap starts as these same pixels.
+            self.redirect(top);
+            return Ok(frame);
+        }
+        if !self.is_redirected(top) {
+            return Err(CaptureError::Covered);
+        }
+        self.read_own(w, top, &area)
     }
 
-    /// Captures exactly the window's pixels (its visible frame, without
-    /// client-side shadow margins), read at its current geometry.
-    pub(crate) fn capture_rgb(&self, w: Window) -> XResult<RgbFrame> {
+    /// Whether the server can hand a window's own pixels (Composite 0.2+).
+    pub(crate) fn has_composite(&self) -> bool {
+        self.composite
+    }
+
+    /// Grabs the server until the guard drops (one grab at a time: the
+    /// connection is shared by the video task and the steps).
+    fn grab_server(&self) -> Result<Grabbed<'_>, CaptureError> {
+        let lock = self.grab.lock().unwrap_or_else(|p| p.into_inner());
+        self.conn
+            .grab_server()
+            .map_err(err("GrabServer"))
+            .map_err(CaptureError::Failed)?;
+        Ok(Grabbed {
+            x: self,
+            _lock: lock,
+        })
+    }
+
+    /// The part of `w` a picture shows: its geometry without the
+    /// `_GTK_FRAME_EXTENTS` margins, and where that lies on the root window.
+    fn area_of(&self, w: Window) -> Result<Area, CaptureError> {
         let g = self
             .conn
             .get_geometry(w)
             .map_err(err("GetGeometry"))?
             .reply()
             .map_err(err("GetGeometry"))?;
+        let at = self
+            .conn
+            .translate_coordinates(w, self.root, 0, 0)
+            .map_err(err("TranslateCoordinates"))?
+            .reply()
+            .map_err(err("TranslateCoordinates"))?;
         let [l, r, t, b] = self.frame_extents(w);
-        let (gw, gh) = (g.width as u32, g.height as u32);
+        let (gw, gh) = (u32::from(g.width), u32::from(g.height));
         let (l, t, width, height) = if l + r < gw && t + b < gh {
             (l, t, gw - l - r, gh - t - b)
         } else {
             (0, 0, gw, gh)
         };
+        // Within a u16-sized window, so these fit.
+        let (l, t) = (l as i16, t as i16);
+        let (width, height) = (width as u16, height as u16);
+        Ok(Area {
+            left: l,
+            top: t,
+            width,
+            height,
+            root_x: at.dst_x.saturating_add(l),
+            root_y: at.dst_y.saturating_add(t),
+            on_root: Rect::new(
+                at.dst_x.saturating_add(l),
+                at.dst_y.saturating_add(t),
+                width,
+                height,
+            ),
+        })
+    }
+
+    /// The child of the root window that holds `w` (`w` itself, or a
+    /// window manager's frame).
+    fn top_of(&self, w: Window) -> Result<Window, CaptureError> {
+        let mut top = w;
+        for _ in 0..16 {
+            let t = self
+                .conn
+                .query_tree(top)
+                .map_err(err("QueryTree"))?
+                .reply()
+                .map_err(err("QueryTree"))?;
+            if t.parent == self.root || t.parent == x11rb::NONE {
+                return Ok(top);
+            }
+            top = t.parent;
+        }
+        Err(CaptureError::Failed(format!(
+            "window 0x{w:x} is nested too deeply below the root window"
+        )))
+    }
+
+    /// The owners (`_NET_WM_PID`, looked up in a window manager's frame
+    /// too; `None`: unknown) of the viewable windows stacked above `top`
+    /// that overlap `area` on the screen: their pixels are what the screen
+    /// shows there.
+    fn owners_over(&self, top: Window, area: &Rect) -> Result<Vec<Option<u32>>, CaptureError> {
+        let stack = self
+            .conn
+            .query_tree(self.root)
+            .map_err(err("QueryTree"))?
+            .reply()
+            .map_err(err("QueryTree"))?
+            .children;
+        let Some(pos) = stack.iter().position(|&c| c == top) else {
+            return Err(CaptureError::Failed(format!(
+                "window 0x{top:x} is not on the screen"
+            )));
+        };
+        let mut out = Vec::new();
+        for &c in &stack[pos + 1..] {
+            let attrs = self
+                .conn
+                .get_window_attributes(c)
+                .map_err(err("GetWindowAttributes"))?
+                .reply();
+            // Gone since the QueryTree: it shows nothing.
+            let Ok(attrs) = attrs else { continue };
+            if attrs.map_state != MapState::VIEWABLE || attrs.class == WindowClass::INPUT_ONLY {
+                continue;
+            }
+            let Ok(Ok(cg)) = self.conn.get_geometry(c).map(|r| r.reply()) else {
+                continue;
+            };
+            let b = 2 * cg.border_width;
+            if !area.overlaps(&Rect::new(
+                cg.x,
+                cg.y,
+                cg.width.saturating_add(b),
+                cg.height.saturating_add(b),
+            )) {
+                continue;
+            }
+            out.push(self.owner_of(c, 0));
+        }
+        Ok(out)
+    }
+
+    /// Redirects `top` to an offscreen pixmap (Composite, automatic: the
+    /// screen looks the same) so that its own pixels can be read while
+    /// another window covers it. Called under the grab while nothing of
+    /// another program covers it: the new pixmap starts as a copy of the
+    /// screen there. A refusal (another client's manual redirection) leaves
+    /// the window unredirected; covered frames are then left out.
+    fn redirect(&self, top: Window) {
+        if !self.composite {
+            return;
+        }
+        let mut done = self.redirected.lock().unwrap_or_else(|p| p.into_inner());
+        if done.contains_key(&top) {
+            return;
+        }
+        let ok = self
+            .conn
+            .composite_redirect_window(top, Redirect::AUTOMATIC)
+            .ok()
+            .and_then(|c| c.check().ok())
+            .is_some();
+        done.insert(top, ok);
+    }
+
+    /// Whether a window of another program lies, or lay a moment ago, over
+    /// the unredirected `top`: where it has just left, the screen shows its
+    /// pixels until the application repaints there.
+    fn just_covered(&self, top: Window, covered_now: bool) -> bool {
+        let mut seen = self.covered_at.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if covered_now {
+            seen.insert(top, now);
+            return true;
+        }
+        seen.get(&top)
+            .is_some_and(|&at| now.duration_since(at) < REPAINT_GRACE)
+    }
+
+    fn is_redirected(&self, top: Window) -> bool {
+        let done = self.redirected.lock().unwrap_or_else(|p| p.into_inner());
+        done.get(&top).copied().unwrap_or(false)
+    }
+
+    /// `w`'s own pixels in `area`, from the pixmap of its redirected
+    /// top-level window `top` (which includes `top`'s border).
+    fn read_own(&self, w: Window, top: Window, area: &Area) -> Result<RgbFrame, CaptureError> {
+        let at = self
+            .conn
+            .translate_coordinates(w, top, 0, 0)
+            .map_err(err("TranslateCoordinates"))?
+            .reply()
+            .map_err(err("TranslateCoordinates"))?;
+        let border = self
+            .conn
+            .get_geometry(top)
+            .map_err(err("GetGeometry"))?
+            .reply()
+            .map_err(err("GetGeometry"))?
+            .border_width as i16;
+        let pixmap = self.conn.generate_id().map_err(err("generate_id"))?;
+        self.conn
+            .composite_name_window_pixmap(top, pixmap)
+            .map_err(err("NameWindowPixmap"))?
+            .check()
+            .map_err(err("NameWindowPixmap"))?;
+        let frame = self.read(
+            pixmap,
+            at.dst_x.saturating_add(border).saturating_add(area.left),
+            at.dst_y.saturating_add(border).saturating_add(area.top),
+            area.width,
+            area.height,
+        );
+        let _ = self.conn.free_pixmap(pixmap);
+        frame
+    }
+
+    /// `GetImage` of a rectangle of `d`, as RGB.
+    fn read(
+        &self,
+        d: x11rb::protocol::xproto::Drawable,
+        x: i16,
+        y: i16,
+        width: u16,
+        height: u16,
+    ) -> Result<RgbFrame, CaptureError> {
         let img = self
             .conn
-            .get_image(
-                ImageFormat::Z_PIXMAP,
-                w,
-                l as i16,
-                t as i16,
-                width as u16,
-                height as u16,
-                !0,
-            )
+            .get_image(ImageFormat::Z_PIXMAP, d, x, y, width, height, !0)
             .map_err(err("GetImage"))?
             .reply()
             .map_err(err("GetImage"))?;
@@ -330,15 +515,80 @@ impl X11 {
             .map(|f| f.bits_per_pixel)
             .unwrap_or(0);
         if bpp != 32 || !matches!(img.depth, 24 | 32) {
-            return Err(format!(
+            return Err(CaptureError::Failed(format!(
                 "unsupported window pixel format (depth {}, {} bits per pixel); only 24/32-bit TrueColor is captured",
                 img.depth, bpp
-            ));
+            )));
         }
         let lsb = setup.image_byte_order == x11rb::protocol::xproto::ImageOrder::LSB_FIRST;
+        let (width, height) = (u32::from(width), u32::from(height));
         let rgb = bgrx_to_rgb(&img.data, width, height, lsb)?;
         Ok(RgbFrame { rgb, width, height })
     }
+}
+
+/// A server grab, released (and the lock with it) when dropped.
+struct Grabbed<'a> {
+    x: &'a X11,
+    _lock: MutexGuard<'a, ()>,
+}
+
+impl Drop for Grabbed<'_> {
+    fn drop(&mut self) {
+        // The connection's end releases the grab too, should this fail.
+        let _ = self.x.conn.ungrab_server();
+        let _ = self.x.conn.flush();
+    }
+}
+
+/// The part of a window that a picture shows.
+struct Area {
+    /// Offset from the window's origin (its left margin).
+    left: i16,
+    /// Offset from the window's origin (its top margin).
+    top: i16,
+    width: u16,
+    height: u16,
+    /// Its left edge on the root window.
+    root_x: i16,
+    /// Its top edge on the root window.
+    root_y: i16,
+    /// The same area on the root window.
+    on_root: Rect,
+}
+
+/// Why no picture of a window was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CaptureError {
+    /// A window of another program lay over the window and its own pixels
+    /// could not be read (no Composite, or not redirected in time).
+    Covered,
+    /// The capture failed (the message says where).
+    Failed(String),
+}
+
+impl CaptureError {
+    /// What happened, for a note or a step's reason.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            CaptureError::Covered => {
+                "a window of another program lay over the application's window".into()
+            }
+            CaptureError::Failed(e) => e.clone(),
+        }
+    }
+}
+
+impl From<String> for CaptureError {
+    fn from(e: String) -> CaptureError {
+        CaptureError::Failed(e)
+    }
+}
+
+/// Whether any of the covering windows' `owners` is not the application
+/// (`pids`); an owner that cannot be told is not the application.
+pub(crate) fn foreign(owners: &[Option<u32>], pids: &[u32]) -> bool {
+    owners.iter().any(|o| !o.is_some_and(|p| pids.contains(&p)))
 }
 
 /// One capture of a window: RGB8 rows, top to bottom.
@@ -427,6 +677,10 @@ pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> XResult<Vec<u8>
 }
 
 #[cfg(test)]
+#[path = "capture_xtests.rs"]
+mod xtests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -438,6 +692,16 @@ mod tests {
         // Edge to edge: no shared pixel.
         assert!(!a.overlaps(&Rect::new(100, 0, 10, 10)));
         assert!(!a.overlaps(&Rect::new(0, -10, 10, 10)));
+    }
+
+    #[test]
+    fn only_the_applications_own_windows_may_cover_it() {
+        let app = [10, 11];
+        assert!(!foreign(&[], &app));
+        assert!(!foreign(&[Some(11), Some(10)], &app));
+        assert!(foreign(&[Some(11), Some(99)], &app));
+        // An owner that cannot be told: fail-closed.
+        assert!(foreign(&[None], &app));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Window video: a capture task grabs exactly the application's window
-//! (the same X11 `GetImage` of the window the PNG screenshots use; never the
-//! screen) at the flow's frame rate and hands PNG frames to qa-core's
+//! (the same capture the PNG screenshots use; never another program's
+//! pixels) at the flow's frame rate and hands PNG frames to qa-core's
 //! [`VideoRecorder`]; `close` stops it and finishes the video before the
 //! application's processes end.
 //!
@@ -10,10 +10,10 @@
 //! accessibility calls, so the steps' AT-SPI traffic is not slowed. A
 //! frame that cannot be captured (the window closed, moved off the
 //! display) is skipped; a window that is never captured gives no video and
-//! a note. Without a compositor an X server hands whatever is on the screen
-//! where the window is, so a frame is also skipped while a window of
-//! another program lies over it (checked before and after the capture):
-//! nothing but the application is ever recorded.
+//! a note. A window of another program over the application's window never
+//! reaches a frame: the capture reads the window's own pixels then (X
+//! Composite), and where it cannot, the frame is left out and a note says
+//! how many were ([`X11::capture_window`]).
 //!
 //! Cost: the capture and PNG encoding run on the blocking pool; a missed
 //! tick is skipped (a lower effective rate), a capture never takes more
@@ -25,7 +25,7 @@
 //! while the run has secret values: the video is withheld whole, listed
 //! under `artifacts.withheld` with a note, rather than masked by guess.
 
-use super::capture::{RgbFrame, XWindow, X11};
+use super::capture::{CaptureError, RgbFrame, XWindow, X11};
 use super::procs;
 use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
 use qa_core::{Deadline, Note, NoteKind, SessionContext};
@@ -89,6 +89,8 @@ struct Captured {
     last_error: Option<String>,
     /// Frames left out because another program's window covered it.
     covered: u64,
+    /// The display has Composite (covered frames are read from the window).
+    composite: bool,
     /// A secret value appeared during the run: frames stopped.
     secret_seen: bool,
 }
@@ -157,8 +159,13 @@ impl WindowVideo {
         };
         let mut notes = Vec::new();
         if captured.covered > 0 && captured.recorder.is_some() {
+            let why = if captured.composite {
+                "the window was covered before it was first captured, so its own pixels could not be read yet"
+            } else {
+                "the X server has no Composite extension to read the window's own pixels"
+            };
             notes.push(evidence_note(format!(
-                "video {VIDEO_NAME}: {} frame(s) were left out while a window of another program covered the application's window (the video holds the frame before)",
+                "video {VIDEO_NAME}: {} frame(s) were left out while a window of another program covered the application's window ({why}); the video holds the frame before",
                 captured.covered
             )));
         }
@@ -191,7 +198,10 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     let period = Duration::from_secs(1) / fps;
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut out = Captured::default();
+    let mut out = Captured {
+        composite: t.x11.has_composite(),
+        ..Captured::default()
+    };
     let mut window: Option<Window> = None;
     let mut next_look = Instant::now();
     let mut failed_in_row = 0u32;
@@ -279,30 +289,22 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
 }
 
 /// Captures window `id`; the PNG is `None` when the pixels equal `last`'s
-/// (the recorder holds the previous frame). A window of another program
-/// over it, before or after the capture, fails the frame: its pixels would
-/// be in the picture.
+/// (the recorder holds the previous frame). A frame that would show a
+/// window of another program is never taken ([`X11::capture_window`]).
 fn grab(
     x: &X11,
     id: Window,
     app: AppPids,
     last: Option<RgbFrame>,
 ) -> Result<(RgbFrame, Option<Vec<u8>>), Skip> {
-    let mut pids = None;
-    let mut covered = || -> Result<(), Skip> {
-        let owners = x.covering_owners(id).map_err(Skip::Failed)?;
-        if owners.is_empty() {
-            return Ok(());
-        }
-        let pids = pids.get_or_insert_with(|| procs::window_pids(app.bus_pid, app.launched_pid));
-        match foreign(&owners, pids) {
-            false => Ok(()),
-            true => Err(Skip::Covered),
-        }
-    };
-    covered()?;
-    let frame = x.capture_rgb(id).map_err(Skip::Failed)?;
-    covered()?;
+    let frame = x
+        .capture_window(id, &mut || {
+            procs::window_pids(app.bus_pid, app.launched_pid)
+        })
+        .map_err(|e| match e {
+            CaptureError::Covered => Skip::Covered,
+            CaptureError::Failed(e) => Skip::Failed(e),
+        })?;
     if last.as_ref() == Some(&frame) {
         return Ok((frame, None));
     }
@@ -313,7 +315,8 @@ fn grab(
 /// Why a frame was left out.
 #[derive(Debug)]
 enum Skip {
-    /// A window of another program lay over the window.
+    /// A window of another program lay over the window, and its own pixels
+    /// could not be read.
     Covered,
     /// The window could not be captured.
     Failed(String),
@@ -328,12 +331,6 @@ impl Skip {
 struct AppPids {
     bus_pid: u32,
     launched_pid: Option<u32>,
-}
-
-/// Whether any of the covering windows' `owners` is not the application
-/// (`pids`); an owner that cannot be told is not the application.
-fn foreign(owners: &[Option<u32>], pids: &[u32]) -> bool {
-    owners.iter().any(|o| !o.is_some_and(|p| pids.contains(&p)))
 }
 
 /// Starts the recorder at the first frame's size (the window's pixel size,
@@ -397,16 +394,6 @@ mod tests {
         // A title the flow names is never replaced by another window.
         assert!(choose(&ws, Some("Other")).is_none());
         assert!(choose(&[], None).is_none());
-    }
-
-    #[test]
-    fn only_the_applications_own_windows_may_cover_it() {
-        let app = [10, 11];
-        assert!(!foreign(&[], &app));
-        assert!(!foreign(&[Some(11), Some(10)], &app));
-        assert!(foreign(&[Some(11), Some(99)], &app));
-        // An owner that cannot be told: fail-closed.
-        assert!(foreign(&[None], &app));
     }
 
     #[test]
