@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use tokio::sync::{OwnedMappedMutexGuard, OwnedMutexGuard};
 
 /// One open session: its cancel signal and the session itself (`None`
 /// while it starts).
@@ -160,6 +161,15 @@ type Refusal = Box<CallToolResult>;
 
 fn invalid(message: impl Into<String>) -> Reply {
     Ok(reply::refusal(McpCode::InvalidArguments, message, vec![]))
+}
+
+/// The refusal for a session that finished or aborted while the call waited.
+fn ended(id: &str) -> CallToolResult {
+    reply::refusal(
+        McpCode::UnknownSession,
+        format!("session {id} has ended"),
+        vec![],
+    )
 }
 
 /// `@e3` for `e3` or `@e3`.
@@ -402,20 +412,12 @@ impl UiQa {
         description = "Observe a session: a new observation id with references (@e1, @e2, …) for the elements one can act on, each with the flow locator that finds it; a terminal gives its screen, cursor and modes. Large observations are cut and the whole one is written to the path in `spilled`. screenshot: true adds a PNG."
     )]
     async fn observe(&self, Parameters(a): Parameters<ObserveArgs>) -> Reply {
-        let slot = match self.slot(&a.session) {
+        let mut s = match self.session(&a.session).await {
             Ok(s) => s,
             Err(r) => return Ok(*r),
         };
-        let mut guard = slot.session.lock().await;
-        let Some(s) = guard.as_mut() else {
-            return Ok(reply::refusal(
-                McpCode::UnknownSession,
-                format!("session {} has ended", a.session),
-                vec![],
-            ));
-        };
         match self
-            .observation(&a.session, s, a.screenshot == Some(true))
+            .observation(&a.session, &mut s, a.screenshot == Some(true))
             .await
         {
             Ok((v, image)) => {
@@ -449,18 +451,11 @@ impl UiQa {
             (None, None) => On::Nothing,
             (Some(_), Some(_)) => return invalid("give ref or locator, not both"),
         };
-        let slot = match self.slot(&a.session) {
+        let mut s = match self.session(&a.session).await {
             Ok(s) => s,
             Err(r) => return Ok(*r),
         };
-        let mut guard = slot.session.lock().await;
-        let Some(s) = guard.as_mut() else {
-            return Ok(reply::refusal(
-                McpCode::UnknownSession,
-                format!("session {} has ended", a.session),
-                vec![],
-            ));
-        };
+        let s = &mut *s;
         let id = a.session.as_str();
         let outcome = match s.act(on, a.step.clone()).await {
             Ok(o) => o,
@@ -623,13 +618,17 @@ impl UiQa {
         let slot = self.slot(id)?;
         let taken = slot.session.lock().await.take();
         self.reg().sessions.remove(id);
-        taken.ok_or_else(|| {
-            Box::new(reply::refusal(
-                McpCode::UnknownSession,
-                format!("session {id} has ended"),
-                vec![],
-            ))
-        })
+        taken.ok_or_else(|| Box::new(ended(id)))
+    }
+
+    /// An open session, locked for this call (waiting for a call in
+    /// progress on it).
+    async fn session(
+        &self,
+        id: &str,
+    ) -> Result<OwnedMappedMutexGuard<Option<Interactive>, Interactive>, Refusal> {
+        let guard = self.slot(id)?.session.lock_owned().await;
+        OwnedMutexGuard::try_map(guard, Option::as_mut).map_err(|_| Box::new(ended(id)))
     }
 
     /// A refused `act`, with the calls that move on.

@@ -380,23 +380,8 @@ impl Interactive {
                 serde_json::to_value(l).unwrap_or_default(),
             );
         }
-        let text = serde_json::json!({ "target": self.target, "steps": [step] }).to_string();
-        let parsed = Flow::parse(&text, Path::new("."))
-            .map_err(|e| SessionError::InvalidStep(format!("{} ({})", e.message, e.pointer)))?;
-        let mut s = parsed.steps.into_iter().next().expect("one step");
-        s.index = self.flow.steps.len();
-        self.flow.steps.push(s.clone());
+        let (s, status) = self.run_step(&step).await?;
         let invalidated = s.class() == StepClass::Action;
-        let status = super::steps::run_recorded(
-            self.session.as_mut(),
-            &s,
-            self.deadline,
-            self.timeout_ms,
-            &self.cancel,
-            &self.progress,
-            &mut self.acc,
-        )
-        .await;
         if invalidated {
             self.current = None;
             self.stale.extend(self.live.drain());
@@ -410,6 +395,31 @@ impl Interactive {
             reason: reason.map(|r| self.secrets.redact(&r).into_owned()),
             invalidated,
         })
+    }
+
+    /// Parses `step` as a step of this target, appends it to the run's
+    /// flow and runs it, recorded like a flow step.
+    async fn run_step(
+        &mut self,
+        step: &serde_json::Value,
+    ) -> Result<(crate::flow::Step, StepStatus), SessionError> {
+        let text = serde_json::json!({ "target": self.target, "steps": [step] }).to_string();
+        let parsed = Flow::parse(&text, Path::new("."))
+            .map_err(|e| SessionError::InvalidStep(format!("{} ({})", e.message, e.pointer)))?;
+        let mut s = parsed.steps.into_iter().next().expect("one step");
+        s.index = self.flow.steps.len();
+        self.flow.steps.push(s.clone());
+        let status = super::steps::run_recorded(
+            self.session.as_mut(),
+            &s,
+            self.deadline,
+            self.timeout_ms,
+            &self.cancel,
+            &self.progress,
+            &mut self.acc,
+        )
+        .await;
+        Ok((s, status))
     }
 
     fn resolve_ref(&self, r: &str) -> Result<Locator, SessionError> {
@@ -491,22 +501,7 @@ impl Interactive {
             crate::flow::TargetKind::Browser | crate::flow::TargetKind::Desktop => "screenshot",
         };
         let step = serde_json::json!({ "action": action, "name": name });
-        let text = serde_json::json!({ "target": self.target, "steps": [step] }).to_string();
-        let parsed = Flow::parse(&text, Path::new("."))
-            .map_err(|e| SessionError::InvalidStep(format!("{} ({})", e.message, e.pointer)))?;
-        let mut s = parsed.steps.into_iter().next().expect("one step");
-        s.index = self.flow.steps.len();
-        self.flow.steps.push(s.clone());
-        let status = super::steps::run_recorded(
-            self.session.as_mut(),
-            &s,
-            self.deadline,
-            self.timeout_ms,
-            &self.cancel,
-            &self.progress,
-            &mut self.acc,
-        )
-        .await;
+        let (s, status) = self.run_step(&step).await?;
         if status != StepStatus::Passed {
             let reason = self.acc.steps.last().and_then(|r| r.reason.clone());
             return Err(SessionError::Observe(
