@@ -336,6 +336,7 @@ impl HostArgs {
             virtual_display: self.virtual_display,
             video: None,
             trace: None,
+            origin_limit: None,
         }
     }
 }

@@ -304,6 +304,66 @@ async fn a_browser_session_by_reference_with_its_limits() {
     assert!(s.close().await.success());
 }
 
+/// `run` reaches only the origins of `--allow-origin`, judged after every
+/// URL of the flow is resolved: a protocol-relative start URL joined to the
+/// served directory's origin, and an auth profile's origins, are refused
+/// before anything launches; the other origin receives no request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_reaches_only_the_allowed_origins_once_resolved() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::start(
+        dir.path(),
+        json!({ "username": "staff", "password": "origin-pw-1234" }),
+    );
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(ws.join("site")).unwrap();
+    std::fs::set_permissions(&ws, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::write(ws.join("site/index.html"), "<h1>served</h1>").unwrap();
+    let b_authority = app.b.trim_start_matches("http:");
+    std::fs::write(
+        ws.join("relative.jsonc"),
+        format!(
+            r#"{{"target":{{"serve":"site","url":"{b_authority}/login"}},"steps":[{{"action":"reload"}}]}}"#
+        ),
+    )
+    .unwrap();
+    let auth = ws.join("auth.jsonc");
+    std::fs::write(
+        &auth,
+        json!({ "profiles": { "both": {
+            "type": "cookie", "description": "a cookie for A and B",
+            "allowedOrigins": [app.a, app.b],
+            "cookies": [ { "name": "sid", "value": "cookie-value-7781" } ] } } })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::set_permissions(&auth, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(
+        ws.join("profile.jsonc"),
+        format!(
+            r#"{{"target":{{"url":"{}/","profile":"both"}},"steps":[{{"action":"reload"}}]}}"#,
+            app.a
+        ),
+    )
+    .unwrap();
+
+    let s = Server::start(&ws, &["--allow-origin", &app.a]).await;
+    for flow in ["relative.jsonc", "profile.jsonc"] {
+        let (_, v, _) = s.call("run", json!({ "flow": flow })).await;
+        assert_ne!(v["status"], "PASSED", "{flow}: {v:#}");
+        assert_eq!(v["reasonCode"], "web.origin.not_allowed", "{flow}: {v:#}");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(reason.contains(&app.b), "{flow}: {reason}");
+    }
+    assert!(
+        app.requests().is_empty(),
+        "nothing was requested: {:?}",
+        app.requests()
+    );
+    assert!(s.close().await.success());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_terminal_session_and_max_sessions() {
     let dir = tempfile::tempdir().unwrap();

@@ -261,6 +261,13 @@ pub struct RunOptions {
     pub video: Option<crate::recording::RecordMode>,
     /// Step trace mode over the flow's (`--trace`).
     pub trace: Option<crate::recording::RecordMode>,
+    /// The only origins (`scheme://host[:port]`) a browser run may reach,
+    /// besides ui-qa's own `target.serve` server; `None`: what the flow
+    /// names. Checked after every URL is resolved (start URL, base URL,
+    /// `allowedOrigins`, an auth profile's origins), before the browser
+    /// starts; the browser's containment then refuses everything else.
+    /// `ui-qa mcp` sets it from `--allow-origin`.
+    pub origin_limit: Option<Vec<String>>,
 }
 
 /// Everything a session needs from the runner.

@@ -97,6 +97,8 @@ qa_core::error_codes! {
         LocatorNotFound = "web.locator.not_found",
         /// The goto path or URL cannot be resolved against the base URL.
         NavigationBadUrl = "web.navigation.bad_url",
+        /// A resolved origin of the flow (start URL, base URL, allowedOrigins, auth profile) is outside the run's origin limit (`ui-qa mcp --allow-origin`); nothing was launched.
+        OriginNotAllowed = "web.origin.not_allowed",
         /// The navigation leaves the target origin and allowedOrigins.
         NavigationBlocked = "web.navigation.blocked",
         /// The navigation failed.

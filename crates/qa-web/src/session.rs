@@ -126,6 +126,10 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     if let Some(a) = &ctx.auth {
         origins.extend(a.allowed_origins.iter().cloned());
     }
+    if let Some(limit) = &ctx.options.origin_limit {
+        let own = static_server.as_ref().map(|s| s.origin.as_str());
+        check_limit(&origins, own, limit)?;
+    }
     let allow = Allowlist::new(origins);
 
     let env = Environment::of(flow, ctx.recording.video.records());
@@ -282,6 +286,38 @@ async fn emulate(page: &Page, env: &Environment) -> Result<(), DriverError> {
                 format!("{what}: {e}"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Refuses a run whose resolved `origins` reach beyond `limit` (ui-qa's
+/// own static server `own` aside).
+fn check_limit(origins: &[String], own: Option<&str>, limit: &[String]) -> Result<(), DriverError> {
+    let norm = |o: &str| {
+        url::Url::parse(o)
+            .map(|u| origin_of(&u))
+            .unwrap_or_else(|_| o.to_string())
+    };
+    let limit: Vec<String> = limit.iter().map(|o| norm(o)).collect();
+    for o in origins {
+        let o = norm(o);
+        if Some(o.as_str()) == own || limit.contains(&o) {
+            continue;
+        }
+        let allowed = if limit.is_empty() {
+            "none".to_string()
+        } else {
+            limit.join(", ")
+        };
+        return Err(DriverError::new(
+            WebCode::OriginNotAllowed,
+            format!(
+                "the flow reaches {o} (its start URL, base URL, allowedOrigins or auth profile, once resolved), which this run may not reach; allowed: {allowed}"
+            ),
+        )
+        .with_remediation(format!(
+            "write the flow for an allowed origin, or allow {o} where the limit is set (ui-qa mcp --allow-origin {o})"
+        )));
     }
     Ok(())
 }

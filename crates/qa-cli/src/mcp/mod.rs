@@ -94,6 +94,12 @@ pub async fn run(args: &McpArgs, options: RunOptions) -> u8 {
             "ui-qa mcp: no --allow-origin, --allow-command or --allow-app: sessions cannot open anything (guide and schema still work)"
         );
     }
+    // Every browser run and session reaches these origins and no other,
+    // whatever a flow or profile names once resolved.
+    let options = RunOptions {
+        origin_limit: Some(policy.origins.clone()),
+        ..options
+    };
     let server = server::UiQa::new(policy, options, usize::from(args.max_sessions));
     let running = match server.clone().serve(rmcp::transport::stdio()).await {
         Ok(r) => r,
