@@ -8,7 +8,6 @@ use crate::cdp::commands::{
     BrowserClose, CreateTarget, MediaFeature, SetAutoAttach, SetDeviceMetricsOverride,
     SetDownloadBehavior, SetEmulatedMedia, SetLocaleOverride, SetTimezoneOverride,
 };
-use crate::cdp::Cdp;
 use crate::codes::WebCode;
 use crate::contain::{origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Proxy};
 use crate::host::launch;
@@ -153,11 +152,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
     let launched = launch::launch(&exe, &args, &profile, &ctx.processes, launch_deadline).await?;
     children.push(launched.child);
-    let ws = launched.ws_url.clone();
-    let (cdp, rx) = tokio::task::spawn_blocking(move || Cdp::connect(&ws, Duration::from_secs(10)))
-        .await
-        .map_err(|e| DriverError::new(WebCode::CdpConnect, e.to_string()))?
-        .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
+    let (cdp, rx) = (launched.cdp, launched.events);
     let sh = Shared::new(cdp.clone(), allow, blocked);
     if ctx.recording.video.records() {
         let _ = sh.video.set(Arc::new(Recorders::new(
@@ -332,7 +327,14 @@ async fn base_url(
 ) -> Result<url::Url, DriverError> {
     let bad = |e: url::ParseError| DriverError::new(WebCode::TargetUrl, e.to_string());
     if let Some(dir) = &t.serve {
-        let s = server::serve_static(&flow.base_dir.join(dir)).await?;
+        let private = ctx
+            .evidence
+            .run_dir()
+            .parent()
+            .and_then(std::path::Path::parent)
+            .map(server::Private::workspace)
+            .unwrap_or_default();
+        let s = server::serve_static(&flow.base_dir.join(dir), private).await?;
         let u = url::Url::parse(&format!("{}/", s.origin)).map_err(bad)?;
         *static_server = Some(s);
         return Ok(u);

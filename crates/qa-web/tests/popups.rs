@@ -85,12 +85,7 @@ async fn browser() -> Browser {
     )
     .await
     .expect("Chromium starts");
-    let ws = launched.ws_url.clone();
-    let (cdp, mut rx) =
-        tokio::task::spawn_blocking(move || Cdp::connect(&ws, Duration::from_secs(30)))
-            .await
-            .unwrap()
-            .unwrap();
+    let (cdp, mut rx) = (launched.cdp, launched.events);
     tokio::spawn(async move { while rx.recv().await.is_some() {} });
     Browser {
         cdp,

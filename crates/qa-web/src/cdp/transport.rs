@@ -1,6 +1,9 @@
-//! The CDP transport: one WebSocket connection to the browser endpoint, raw
-//! JSON calls (`call(session, method, params) -> Value`) and one stream of
-//! events.
+//! The CDP transport: the browser's DevTools pipe (`--remote-debugging-pipe`:
+//! JSON messages ended by a NUL byte, written to the browser's fd 3 and read
+//! from its fd 4), raw JSON calls (`call(session, method, params) -> Value`)
+//! and one stream of events. A pipe has no address: no other process can
+//! reach the browser through it (a DevTools TCP port is reachable by every
+//! local user).
 //!
 //! Every protocol call the driver makes ends in [`Cdp::call_with_timeout`]
 //! (typed commands too, see `super::commands`), so the transport can be
@@ -9,21 +12,20 @@
 //! (`Target.setAutoAttach{flatten:true}`): a call or event carries its
 //! `sessionId` at the top level.
 //!
-//! I/O runs on two plain threads (a reader blocked on the socket and writes
-//! done under a mutex on a cloned socket), never on the tokio runtime.
+//! I/O runs on plain threads (a reader blocked on the pipe and writes done
+//! under a mutex), never on the tokio runtime.
 
 use super::events::{AttachedToTarget, DetachedFromTarget, Event, TargetCrashed};
 use crate::codes::WebCode;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::net::TcpStream;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
-use tungstenite::protocol::{Role, WebSocketConfig};
-use tungstenite::{Message, WebSocket};
 
 /// One protocol event.
 #[derive(Debug, Clone)]
@@ -168,13 +170,17 @@ type Pending = Arc<Mutex<Book>>;
 
 /// The connection.
 pub struct Cdp {
-    writer: Mutex<WebSocket<TcpStream>>,
+    /// The browser's input (its fd 3); `None` once closed.
+    writer: Mutex<Option<File>>,
     pending: Pending,
     next_id: AtomicU64,
     open: Arc<AtomicBool>,
-    shutdown: TcpStream,
     events_in: Arc<AtomicU64>,
 }
+
+/// The largest message read from the browser (a full-page screenshot in
+/// base64 is the largest the driver asks for).
+const MAX_MESSAGE: usize = 512 << 20;
 
 impl std::fmt::Debug for Cdp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -182,53 +188,29 @@ impl std::fmt::Debug for Cdp {
     }
 }
 
-fn config() -> WebSocketConfig {
-    WebSocketConfig::default()
-        .max_frame_size(None)
-        .max_message_size(Some(512 << 20))
-}
-
 impl Cdp {
-    /// Connects to a browser WebSocket endpoint (`ws://127.0.0.1:PORT/devtools/browser/ID`).
-    /// Blocking: call it from `spawn_blocking`. Events go to the returned receiver.
-    pub fn connect(
-        ws_url: &str,
-        timeout: Duration,
+    /// Speaks DevTools over the pipe of a browser started with
+    /// `--remote-debugging-pipe`: `to` is the write end of its fd 3, `from`
+    /// the read end of its fd 4. Events go to the returned receiver.
+    pub fn over_pipe(
+        to: File,
+        from: File,
     ) -> Result<(Arc<Cdp>, mpsc::UnboundedReceiver<CdpEvent>), String> {
-        let url = url::Url::parse(ws_url).map_err(|e| format!("bad DevTools URL: {e}"))?;
-        let host = url.host_str().ok_or("DevTools URL has no host")?;
-        let port = url.port().ok_or("DevTools URL has no port")?;
-        let addr = format!("{host}:{port}");
-        let sock_addr = std::net::ToSocketAddrs::to_socket_addrs(&addr)
-            .map_err(|e| e.to_string())?
-            .next()
-            .ok_or("DevTools address does not resolve")?;
-        let stream = TcpStream::connect_timeout(&sock_addr, timeout).map_err(|e| e.to_string())?;
-        stream.set_nodelay(true).ok();
-        stream.set_read_timeout(Some(timeout)).ok();
-        let (reader, _resp) =
-            tungstenite::client::client_with_config(ws_url, stream, Some(config()))
-                .map_err(|e| format!("DevTools WebSocket handshake failed: {e}"))?;
-        reader.get_ref().set_read_timeout(None).ok();
-        let write_stream = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
-        let shutdown = reader.get_ref().try_clone().map_err(|e| e.to_string())?;
-        let writer = WebSocket::from_raw_socket(write_stream, Role::Client, Some(config()));
         let pending: Pending = Arc::new(Mutex::new(Book::default()));
         let open = Arc::new(AtomicBool::new(true));
         let (tx, rx) = mpsc::unbounded_channel();
         let events_in = Arc::new(AtomicU64::new(0));
         let counter = events_in.clone();
         let cdp = Arc::new(Cdp {
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Some(to)),
             pending: pending.clone(),
             next_id: AtomicU64::new(1),
             open: open.clone(),
-            shutdown,
             events_in,
         });
         std::thread::Builder::new()
             .name("qa-web-cdp-reader".into())
-            .spawn(move || read_loop(reader, pending, open, tx, counter))
+            .spawn(move || read_loop(BufReader::new(from), pending, open, tx, counter))
             .map_err(|e| e.to_string())?;
         Ok((cdp, rx))
     }
@@ -284,10 +266,14 @@ impl Cdp {
             );
             book.sessions.kind_of(session)
         };
-        let text = msg.to_string();
+        let mut bytes = msg.to_string().into_bytes();
+        bytes.push(0);
         let sent = {
             let mut w = self.writer.lock().expect("writer lock");
-            w.send(Message::text(text))
+            match w.as_mut() {
+                Some(f) => f.write_all(&bytes).and_then(|()| f.flush()),
+                None => Err(std::io::ErrorKind::BrokenPipe.into()),
+            }
         };
         if sent.is_err() {
             self.pending
@@ -327,14 +313,13 @@ impl Cdp {
             .await
     }
 
-    /// Closes the connection (the reader thread ends).
+    /// Closes the connection: the browser's input ends (the reader thread
+    /// ends when the browser's output does).
     pub fn close(&self) {
         self.open.store(false, Ordering::SeqCst);
         if let Ok(mut w) = self.writer.lock() {
-            let _ = w.close(None);
-            let _ = w.flush();
+            w.take();
         }
-        let _ = self.shutdown.shutdown(std::net::Shutdown::Both);
     }
 }
 
@@ -425,24 +410,30 @@ impl Book {
     }
 }
 
+/// The next NUL-ended message, without its NUL; `None` at the end of the
+/// pipe, on a read error or past [`MAX_MESSAGE`].
+fn next_message(r: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<()> {
+    buf.clear();
+    let n = std::io::Read::take(&mut *r, MAX_MESSAGE as u64 + 1)
+        .read_until(0, buf)
+        .ok()?;
+    if n == 0 || buf.last() != Some(&0) {
+        return None;
+    }
+    buf.pop();
+    Some(())
+}
+
 fn read_loop(
-    mut ws: WebSocket<TcpStream>,
+    mut from: BufReader<File>,
     pending: Pending,
     open: Arc<AtomicBool>,
     events: mpsc::UnboundedSender<CdpEvent>,
     events_in: Arc<AtomicU64>,
 ) {
-    loop {
-        let msg = match ws.read() {
-            Ok(m) => m,
-            Err(_) => break,
-        };
-        let text = match msg {
-            Message::Text(t) => t,
-            Message::Close(_) => break,
-            _ => continue,
-        };
-        let Ok(mut v) = serde_json::from_str::<Value>(text.as_str()) else {
+    let mut buf = Vec::new();
+    while next_message(&mut from, &mut buf).is_some() {
+        let Ok(mut v) = serde_json::from_slice::<Value>(&buf) else {
             continue;
         };
         if let Some(id) = v.get("id").and_then(Value::as_u64) {

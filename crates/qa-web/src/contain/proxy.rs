@@ -28,6 +28,7 @@
 use super::allowlist::{
     browser_service, Allowlist, BlockedRequests, BlockedSink, Decision, TUNNEL_KEY,
 };
+use super::peer::same_user;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -119,9 +120,15 @@ async fn accept_loop(listener: TcpListener, cx: Arc<Ctx>) {
     loop {
         tokio::select! {
             r = listener.accept() => match r {
-                Ok((s, _)) if conns.len() < MAX_CONNECTIONS => {
+                Ok((s, peer)) if conns.len() < MAX_CONNECTIONS => {
                     let cx = cx.clone();
-                    conns.spawn(async move { handle(s, &cx).await });
+                    conns.spawn(async move {
+                        // Only the run's browser (this user's processes)
+                        // may use the proxy; anyone else is hung up on.
+                        if s.local_addr().is_ok_and(|l| same_user(l, peer)) {
+                            handle(s, &cx).await;
+                        }
+                    });
                 }
                 Ok(_) => {} // over the cap: dropped (Chromium retries)
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,

@@ -1,5 +1,6 @@
 //! Finding and launching Chromium.
 
+use crate::cdp::{Cdp, CdpError, CdpEvent};
 use crate::codes::WebCode;
 use qa_core::host::{find_in, is_executable};
 use qa_core::{DriverError, MissingCapability};
@@ -88,8 +89,9 @@ pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str, proxy: &str
     let mut a: Vec<String> = vec![
         "--headless".into(),
         format!("--user-data-dir={}", profile.display()),
-        "--remote-debugging-port=0".into(),
-        "--remote-debugging-address=127.0.0.1".into(),
+        // DevTools over the fds ui-qa hands it (3 in, 4 out): no port that
+        // another local user could attach to.
+        "--remote-debugging-pipe".into(),
         "--no-first-run".into(),
         "--no-default-browser-check".into(),
         "--disable-background-networking".into(),
@@ -133,14 +135,76 @@ pub fn chromium_args(profile: &Path, no_sandbox: bool, locale: &str, proxy: &str
     a
 }
 
-/// A launched browser: its pid and DevTools endpoint.
+/// A launched browser: its pid and its DevTools connection.
 pub struct Launched {
     /// Main browser pid (its own session and process group).
     pub pid: u32,
-    /// `ws://127.0.0.1:PORT/devtools/browser/ID`.
-    pub ws_url: String,
+    /// The DevTools connection over the browser's pipe.
+    pub cdp: std::sync::Arc<Cdp>,
+    /// Its events, from the browser's first message on.
+    pub events: tokio::sync::mpsc::UnboundedReceiver<CdpEvent>,
     /// The child handle (kept so it is reaped).
     pub child: tokio::process::Child,
+}
+
+/// The two pipes of `--remote-debugging-pipe`: the browser reads fd 3 and
+/// writes fd 4. The browser's ends are moved to 3 and 4 between fork and
+/// exec; every end is close-on-exec, so no other program ui-qa starts
+/// inherits one.
+#[cfg(unix)]
+struct DevToolsPipes {
+    /// Ours: the write end of the browser's input.
+    to_browser: std::fs::File,
+    /// Ours: the read end of the browser's output.
+    from_browser: std::fs::File,
+    /// The browser's: the read end of its input (becomes fd 3).
+    browser_in: std::os::fd::OwnedFd,
+    /// The browser's: the write end of its output (becomes fd 4).
+    browser_out: std::os::fd::OwnedFd,
+}
+
+#[cfg(unix)]
+impl DevToolsPipes {
+    fn new() -> std::io::Result<DevToolsPipes> {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+            let mut fds = [0; 2];
+            // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+            #[allow(unsafe_code)]
+            let r = unsafe { libc::pipe(fds.as_mut_ptr()) };
+            if r != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: pipe(2) succeeded: both are open and ours alone.
+            #[allow(unsafe_code)]
+            let (a, b) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+            Ok((high_cloexec(a)?, high_cloexec(b)?))
+        }
+        let (browser_in, to_browser) = pipe()?;
+        let (from_browser, browser_out) = pipe()?;
+        Ok(DevToolsPipes {
+            to_browser: to_browser.into(),
+            from_browser: from_browser.into(),
+            browser_in,
+            browser_out,
+        })
+    }
+}
+
+/// `fd` moved to a descriptor ≥ 10 with close-on-exec set (so that moving
+/// the browser's ends to 3 and 4 never overwrites one of them).
+#[cfg(unix)]
+fn high_cloexec(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    // SAFETY: F_DUPFD_CLOEXEC on an open descriptor; the new one is ours.
+    #[allow(unsafe_code)]
+    let n = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+    if n < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fcntl returned a new open descriptor that nothing else owns.
+    #[allow(unsafe_code)]
+    Ok(unsafe { OwnedFd::from_raw_fd(n) })
 }
 
 /// The fresh profile's preferences: no password manager (it would offer to
@@ -157,8 +221,8 @@ fn preferences(profile: &Path) {
     }
 }
 
-/// Launches Chromium through the run's process owner and waits for its
-/// DevTools endpoint (`DevToolsActivePort` in the profile dir).
+/// Launches Chromium through the run's process owner with its DevTools
+/// pipe, and waits until it answers on it.
 pub async fn launch(
     exe: &Path,
     args: &[String],
@@ -173,15 +237,34 @@ pub async fn launch(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(false);
-    // The profile is the run's private scratch (cookies, session state):
-    // Chromium writes it owner-only whatever the caller's umask.
+    #[cfg(not(unix))]
+    return Err(DriverError::new(
+        WebCode::LaunchFailed,
+        "the DevTools pipe is not implemented on this platform yet",
+    ));
+    #[cfg(unix)]
+    let pipes = DevToolsPipes::new().map_err(|e| {
+        DriverError::new(
+            WebCode::LaunchFailed,
+            format!("could not create the DevTools pipes: {e}"),
+        )
+    })?;
     #[cfg(unix)]
     {
+        use std::os::fd::AsRawFd;
+        let (fd_in, fd_out) = (pipes.browser_in.as_raw_fd(), pipes.browser_out.as_raw_fd());
         #[allow(unsafe_code)]
-        // SAFETY: umask(2) is async-signal-safe; called between fork and exec.
+        // SAFETY: umask(2) and dup2(2) are async-signal-safe; called between
+        // fork and exec on descriptors that stay open until the spawn returns.
         unsafe {
-            cmd.pre_exec(|| {
+            cmd.pre_exec(move || {
+                // The profile is the run's private scratch (cookies, session
+                // state): Chromium writes it owner-only whatever the umask.
                 libc::umask(0o077);
+                // dup2 clears close-on-exec on 3 and 4 only.
+                if libc::dup2(fd_in, 3) < 0 || libc::dup2(fd_out, 4) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 Ok(())
             });
         }
@@ -194,6 +277,17 @@ pub async fn launch(
         .with_remediation(CHROMIUM_REMEDIATION)
     })?;
     let pid = child.id().unwrap_or(0);
+    let DevToolsPipes {
+        to_browser,
+        from_browser,
+        browser_in,
+        browser_out,
+    } = pipes;
+    // The browser holds its ends now: ours must close, or its exit would
+    // never end our reads.
+    drop((browser_in, browser_out));
+    let (cdp, events) = Cdp::over_pipe(to_browser, from_browser)
+        .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
     // Collect a bounded stderr tail in the background.
     let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
     if let Some(mut err) = child.stderr.take() {
@@ -213,48 +307,47 @@ pub async fn launch(
             }
         });
     }
-    let port_file = profile.join("DevToolsActivePort");
     let stderr_tail = |tail: &std::sync::Arc<std::sync::Mutex<Vec<u8>>>| {
         let t = tail.lock().expect("tail lock");
         let s = String::from_utf8_lossy(&t).into_owned();
         let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
         lines[lines.len().saturating_sub(8)..].join("\n")
     };
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&port_file) {
-            let mut lines = text.lines();
-            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                if let Ok(port) = port.trim().parse::<u16>() {
-                    return Ok(Launched {
-                        pid,
-                        ws_url: format!("ws://127.0.0.1:{port}{}", path.trim()),
-                        child,
-                    });
-                }
-            }
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            return Err(DriverError::new(
+    // The first answer on the pipe says the browser is up.
+    let bound = deadline.remaining().max(Duration::from_millis(1));
+    let answered = cdp
+        .call_with_timeout(None, "Browser.getVersion", serde_json::json!({}), bound)
+        .await;
+    match answered {
+        Ok(_) => Ok(Launched {
+            pid,
+            cdp,
+            events,
+            child,
+        }),
+        Err(CdpError::Timeout { .. }) => Err(DriverError::new(
+            WebCode::LaunchTimeout,
+            format!(
+                "Chromium did not answer on its DevTools pipe in time; stderr tail:\n{}",
+                stderr_tail(&tail)
+            ),
+        )),
+        Err(e) => {
+            // Exited (or closed its pipe): give its stderr a moment to land.
+            let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            let status = match child.try_wait() {
+                Ok(Some(s)) => s.to_string(),
+                _ => "still running".into(),
+            };
+            Err(DriverError::new(
                 WebCode::LaunchFailed,
                 format!(
-                    "Chromium exited during start-up ({status}); stderr tail:\n{}",
+                    "Chromium ended its DevTools pipe during start-up ({e}; {status}); stderr tail:\n{}",
                     stderr_tail(&tail)
                 ),
             )
-            .with_remediation("check the stderr tail; pass --browser PATH to use another build"));
+            .with_remediation("check the stderr tail; pass --browser PATH to use another build"))
         }
-        if deadline.expired() {
-            return Err(DriverError::new(
-                WebCode::LaunchTimeout,
-                format!(
-                    "Chromium did not open its DevTools endpoint in time; stderr tail:\n{}",
-                    stderr_tail(&tail)
-                ),
-            ));
-        }
-        // The port file appears once; Chromium writes it ~0.3-0.8 s after start.
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -280,7 +373,8 @@ mod tests {
         let a = chromium_args(Path::new("/tmp/p"), false, "en-US", "http://127.0.0.1:9");
         assert!(a.iter().any(|x| x == "--proxy-server=http://127.0.0.1:9"));
         assert!(a.iter().any(|x| x == "--proxy-bypass-list=<-loopback>"));
-        assert!(a.iter().any(|x| x == "--remote-debugging-port=0"));
+        assert!(a.iter().any(|x| x == "--remote-debugging-pipe"));
+        assert!(!a.iter().any(|x| x.starts_with("--remote-debugging-port")));
         assert!(a.iter().any(|x| x == "--disable-background-networking"));
         assert!(!a.iter().any(|x| x == "--no-sandbox"));
         assert!(!a.iter().any(|x| x.contains("ignore-certificate-errors")));

@@ -2,6 +2,7 @@
 //! (a command the run starts, owns and stops).
 
 use crate::codes::WebCode;
+use crate::contain::same_user;
 use qa_core::flow::ServerSpec;
 use qa_core::{Deadline, DriverError};
 use std::path::{Component, Path, PathBuf};
@@ -50,13 +51,61 @@ pub fn content_type(path: &Path) -> &'static str {
     }
 }
 
-/// Maps a request path to a file under `root`, refusing traversal.
-pub fn resolve(root: &Path, request_path: &str) -> Option<PathBuf> {
+/// What the static server never serves, whatever its root: the run's
+/// workspace where ui-qa keeps what is private (runs and their evidence,
+/// the auth file and cached auth state) — all of the workspace when the
+/// served directory holds it.
+#[derive(Debug, Clone, Default)]
+pub struct Private {
+    /// The workspace (canonical), if known.
+    workspace: Option<PathBuf>,
+}
+
+impl Private {
+    /// The private parts of `workspace`.
+    pub fn workspace(workspace: &Path) -> Private {
+        Private {
+            workspace: workspace.canonicalize().ok(),
+        }
+    }
+
+    /// Whether `file` (canonical) under `root` (canonical) is private.
+    fn holds(&self, root: &Path, file: &Path) -> bool {
+        let Some(ws) = &self.workspace else {
+            return false;
+        };
+        if !file.starts_with(ws) {
+            return false;
+        }
+        if !root.starts_with(ws) {
+            // The served directory holds the workspace: none of it.
+            return true;
+        }
+        [
+            "runs",
+            qa_core::auth::store::AUTH_FILE,
+            qa_core::auth::store::STATE_DIR,
+        ]
+        .iter()
+        .any(|p| file.starts_with(ws.join(p)))
+    }
+}
+
+/// Whether a path component is hidden (`.git`, `.env`, `.ui-qa`, …).
+fn hidden(c: Component<'_>) -> bool {
+    matches!(c, Component::Normal(s) if s.as_encoded_bytes().first() == Some(&b'.'))
+}
+
+/// Maps a request path to a file under `root`, refusing traversal, hidden
+/// paths (a component starting with `.`, also where a symlink leads) and
+/// what `private` holds.
+pub fn resolve(root: &Path, request_path: &str, private: &Private) -> Option<PathBuf> {
     let path = request_path.split(['?', '#']).next().unwrap_or("/");
     let decoded = percent_decode(path)?;
     let mut out = root.to_path_buf();
     for c in Path::new(decoded.trim_start_matches('/')).components() {
         match c {
+            Component::Normal(_) if hidden(c) => return None,
             Component::Normal(s) => out.push(s),
             Component::CurDir => {}
             _ => return None,
@@ -65,10 +114,14 @@ pub fn resolve(root: &Path, request_path: &str) -> Option<PathBuf> {
     if decoded.ends_with('/') || out.is_dir() {
         out.push("index.html");
     }
-    // Refuse symlinks that leave the root.
+    // Refuse symlinks that leave the root or lead to a hidden path.
     let canon = out.canonicalize().ok()?;
     let root = root.canonicalize().ok()?;
-    canon.starts_with(&root).then_some(canon)
+    let inside = canon.strip_prefix(&root).ok()?;
+    if inside.components().any(hidden) || private.holds(&root, &canon) {
+        return None;
+    }
+    Some(canon)
 }
 
 fn percent_decode(s: &str) -> Option<String> {
@@ -89,8 +142,10 @@ fn percent_decode(s: &str) -> Option<String> {
     (!s.contains('\0') && !s.contains('\\')).then_some(s)
 }
 
-/// Serves `root` on 127.0.0.1 with a free port (GET and HEAD only).
-pub async fn serve_static(root: &Path) -> Result<StaticServer, DriverError> {
+/// Serves `root` on 127.0.0.1 with a free port (GET and HEAD only), to
+/// this user's processes only (the run's browser), never a hidden or
+/// `private` path.
+pub async fn serve_static(root: &Path, private: Private) -> Result<StaticServer, DriverError> {
     if !root.is_dir() {
         return Err(DriverError::new(
             WebCode::ServeMissingDir,
@@ -101,12 +156,14 @@ pub async fn serve_static(root: &Path) -> Result<StaticServer, DriverError> {
         .await
         .map_err(|e| DriverError::new(WebCode::ServeBind, format!("cannot bind 127.0.0.1: {e}")))?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-    let root = Arc::new(root.to_path_buf());
+    let served = Arc::new((root.to_path_buf(), private));
     let task = tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let root = root.clone();
+        while let Ok((sock, peer)) = listener.accept().await {
+            let served = served.clone();
             tokio::spawn(async move {
-                let _ = handle(sock, &root).await;
+                if sock.local_addr().is_ok_and(|l| same_user(l, peer)) {
+                    let _ = handle(sock, &served.0, &served.1).await;
+                }
             });
         }
     });
@@ -116,7 +173,7 @@ pub async fn serve_static(root: &Path) -> Result<StaticServer, DriverError> {
     })
 }
 
-async fn handle(mut sock: TcpStream, root: &Path) -> std::io::Result<()> {
+async fn handle(mut sock: TcpStream, root: &Path, private: &Private) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(2048);
     loop {
         let mut chunk = [0u8; 2048];
@@ -140,7 +197,9 @@ async fn handle(mut sock: TcpStream, root: &Path) -> std::io::Result<()> {
                     b"method not allowed".to_vec(),
                 )
             } else {
-                match resolve(root, &target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
+                match resolve(root, &target, private)
+                    .and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+                {
                     Some((p, b)) => ("200 OK", content_type(&p), b),
                     None => ("404 Not Found", "text/plain", b"not found".to_vec()),
                 }
@@ -334,11 +393,57 @@ mod tests {
     fn refuses_traversal() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.html"), "x").unwrap();
-        assert!(resolve(d.path(), "/a.html").is_some());
-        assert!(resolve(d.path(), "/../etc/passwd").is_none());
-        assert!(resolve(d.path(), "/%2e%2e/etc/passwd").is_none());
-        assert!(resolve(d.path(), "/..%2fetc").is_none());
-        assert!(resolve(d.path(), "/missing").is_none());
+        let p = Private::default();
+        assert!(resolve(d.path(), "/a.html", &p).is_some());
+        assert!(resolve(d.path(), "/../etc/passwd", &p).is_none());
+        assert!(resolve(d.path(), "/%2e%2e/etc/passwd", &p).is_none());
+        assert!(resolve(d.path(), "/..%2fetc", &p).is_none());
+        assert!(resolve(d.path(), "/missing", &p).is_none());
+    }
+
+    #[test]
+    fn never_serves_hidden_or_private_paths() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        for f in [".env", ".git/config", "site/.secret", "site/ok.html"] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        }
+        // A workspace inside the served directory, and a symlink into it.
+        let ws = root.join("qa-ws");
+        for f in [
+            "auth.jsonc",
+            "runs/r1/result.json",
+            "auth-state/p.json",
+            "flows/f.jsonc",
+        ] {
+            let p = ws.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        }
+        std::os::unix::fs::symlink(root.join(".env"), root.join("site/env.txt")).unwrap();
+        let private = Private::workspace(&ws);
+        let get = |path: &str| resolve(root, path, &private).is_some();
+        assert!(get("/site/ok.html"));
+        for path in [
+            "/.env",
+            "/%2eenv",
+            "/.git/config",
+            "/site/.secret",
+            "/site/env.txt",
+            "/qa-ws/auth.jsonc",
+            "/qa-ws/runs/r1/result.json",
+            "/qa-ws/flows/f.jsonc",
+        ] {
+            assert!(!get(path), "{path} was served");
+        }
+        // Serving a directory inside the workspace: only ui-qa's private
+        // parts are refused.
+        let inner = ws.join("flows");
+        assert!(resolve(&inner, "/f.jsonc", &private).is_some());
+        std::os::unix::fs::symlink(ws.join("auth.jsonc"), inner.join("a.txt")).unwrap();
+        assert!(resolve(&inner, "/a.txt", &private).is_none());
     }
 
     #[test]

@@ -1,0 +1,207 @@
+//! What another local user can reach of a running browser flow: nothing.
+//! The browser speaks DevTools over a pipe (no listening socket of its
+//! own), and the run's listeners — the containment proxy and the
+//! `target.serve` server — hang up on every process of another user; the
+//! served directory never hands out hidden or private files, not even to
+//! the run's own user.
+//!
+//! The flow waits on an event the test makes (a file the page polls for),
+//! so the attacks happen while the run is live, however slow the machine.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::{all_pids, bin, proc_stat, wait_until};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The processes descending from `root`.
+fn descendants(root: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = all_pids()
+        .into_iter()
+        .filter_map(|p| proc_stat(p).map(|(_, _, pp)| (p, pp)))
+        .collect();
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    out.remove(0);
+    out
+}
+
+/// `(port, pid)` of every listening TCP socket (`ss -ltnpH`).
+fn listeners() -> Vec<(u16, u32)> {
+    let o = Command::new("ss").args(["-ltnpH"]).output().unwrap();
+    assert!(
+        o.status.success(),
+        "ss: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut out = Vec::new();
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let Some(port) = f.get(3).and_then(|a| a.rsplit(':').next()?.parse().ok()) else {
+            continue;
+        };
+        for part in line.split("pid=").skip(1) {
+            if let Ok(pid) = part.split(',').next().unwrap_or("").parse() {
+                out.push((port, pid));
+            }
+        }
+    }
+    out
+}
+
+/// `curl`'s body and whether it got an HTTP answer, run as `uid` (None:
+/// this user); `proxy`: through that proxy port.
+fn curl(uid: Option<u32>, url: &str, proxy: Option<u16>) -> (bool, String) {
+    let mut c = match uid {
+        Some(u) => {
+            let mut c = Command::new("setpriv");
+            c.arg(format!("--reuid={u}"))
+                .arg(format!("--regid={u}"))
+                .args(["--clear-groups", "curl"]);
+            c
+        }
+        None => Command::new("curl"),
+    };
+    c.args(["-s", "-m", "10", "-o", "-", "-w", "\n%{http_code}"]);
+    if let Some(p) = proxy {
+        c.args(["-x", &format!("http://127.0.0.1:{p}")]);
+    }
+    let o = c.arg(url).stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    (code != "000", format!("{code} {body}"))
+}
+
+#[test]
+fn another_local_user_reaches_neither_the_browser_nor_the_served_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join(".git")).unwrap();
+    std::fs::write(site.join(".git/config"), "[core] secret-git-7").unwrap();
+    std::fs::write(site.join(".env"), "TOKEN=secret-env-7").unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        r#"<h1 id="s">waiting</h1><script>
+async function poll() {
+  const r = await fetch('/done.txt', { cache: 'no-store' });
+  if (r.ok) document.getElementById('s').textContent = 'done';
+  else setTimeout(poll, 1000);
+}
+setTimeout(poll, 1000);
+</script>"#,
+    )
+    .unwrap();
+    // The served tree lets other users read it: only ui-qa's own checks
+    // stand between them and the files.
+    for p in [dir.path(), site.as_path()] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let flow = dir.path().join("wait.jsonc");
+    std::fs::write(
+        &flow,
+        r#"{"timeoutMs":120000,"target":{"serve":"site","url":"/index.html"},
+            "steps":[{"action":"assertText","locator":{"role":"heading"},"equals":"done","timeoutMs":110000}]}"#,
+    )
+    .unwrap();
+    let child = Command::new(bin())
+        .args(["run", "--json", "--video", "off", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ui_qa = child.id();
+
+    // The run is live once its page loaded from the static server.
+    let static_port = std::cell::Cell::new(0u16);
+    let live = wait_until(Duration::from_secs(90), || {
+        listeners()
+            .into_iter()
+            .filter(|(_, pid)| *pid == ui_qa)
+            .any(|(port, _)| {
+                let (_, body) = curl(None, &format!("http://127.0.0.1:{port}/index.html"), None);
+                let ok = body.starts_with("200") && body.contains("waiting");
+                if ok {
+                    static_port.set(port);
+                }
+                ok
+            })
+    });
+    assert!(live, "the run's static server never answered");
+    let static_port = static_port.get();
+    let own_ports: Vec<u16> = listeners()
+        .into_iter()
+        .filter(|(_, pid)| *pid == ui_qa)
+        .map(|(p, _)| p)
+        .collect();
+    let proxy_port = *own_ports
+        .iter()
+        .find(|p| **p != static_port)
+        .expect("the containment proxy listens");
+
+    // No process of the browser listens on any socket.
+    let browser = descendants(ui_qa);
+    assert!(
+        browser
+            .iter()
+            .any(|p| proc_stat(*p).is_some_and(|(c, _, _)| c.contains("chrom"))),
+        "no browser under ui-qa: {browser:?}"
+    );
+    let browser_listens: Vec<(u16, u32)> = listeners()
+        .into_iter()
+        .filter(|(_, pid)| browser.contains(pid))
+        .collect();
+    assert!(browser_listens.is_empty(), "{browser_listens:?}");
+
+    // The run's own user: hidden files are never served.
+    let url = |p: &str| format!("http://127.0.0.1:{static_port}{p}");
+    for p in ["/.env", "/.git/config", "/%2eenv"] {
+        let (_, body) = curl(None, &url(p), None);
+        assert!(body.starts_with("404"), "{p}: {body}");
+    }
+
+    // Another user gets no answer, directly or through the proxy.
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        .unwrap_or(false);
+    if root {
+        for (what, proxy) in [("directly", None), ("through the proxy", Some(proxy_port))] {
+            let (answered, body) = curl(Some(65534), &url("/index.html"), proxy);
+            assert!(!answered, "another user was answered {what}: {body}");
+        }
+        // The same request as the run's user is answered (the refusal is
+        // about who asks).
+        let (answered, body) = curl(None, &url("/index.html"), Some(proxy_port));
+        assert!(answered && body.starts_with("200"), "{body}");
+    } else {
+        eprintln!("not root: the other-user requests are checked only as root (CI runs as root)");
+    }
+
+    std::fs::write(site.join("done.txt"), "done").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+    assert!(Path::new(&ws).join("runs").is_dir());
+}
