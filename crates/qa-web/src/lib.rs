@@ -42,7 +42,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The CDP transport is a small WebSocket client of its own; see
+//! The CDP transport is a small client of its own over Chromium's DevTools
+//! pipe (no port); see
 //! `docs/decisions/0001-cdp-transport.md` for why it is not
 //! `headless_chrome`'s. Stable error codes are [`WebCode`].
 
