@@ -404,3 +404,66 @@ fn a_closed_stderr_does_not_change_the_outcome() {
         assert_eq!(o.status.code(), Some(code), "{args:?}: {:?}", o.status);
     }
 }
+
+/// Runs `ui-qa ARGS…` to its end (a wide "must not hang" bound: killed
+/// and failed past it).
+fn run_bounded(args: &[&std::ffi::OsStr]) -> Output {
+    let mut child = ui_qa()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("ui-qa {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_the_flow_path_is_refused_without_blocking() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("flows").join("fifo.jsonc");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let ws = d.path().join("ws");
+    for args in [
+        vec!["check".as_ref(), fifo.as_os_str()],
+        vec!["check".as_ref(), "--json".as_ref(), fifo.as_os_str()],
+        vec![
+            "run".as_ref(),
+            "--workspace".as_ref(),
+            ws.as_os_str(),
+            fifo.as_os_str(),
+        ],
+    ] {
+        let o = run_bounded(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        assert!(all.contains("flow.not_a_file"), "{args:?}: {all}");
+        assert!(
+            all.contains("not a regular file (a FIFO)"),
+            "{args:?}: {all}"
+        );
+    }
+    // A directory of flows holding one: it is not a flow file.
+    let dir = fifo.parent().unwrap();
+    let o = run_bounded(&[
+        "run".as_ref(),
+        "--workspace".as_ref(),
+        ws.as_os_str(),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds no flow files"), "{}", stderr(&o));
+    // Nothing ran.
+    assert!(!ws.join("runs").exists());
+}

@@ -27,8 +27,11 @@ struct Server {
 }
 
 impl Server {
+    /// Starts `ui-qa mcp FLAGS --workspace WS` under umask 022 (a common
+    /// one, under which a file created without care is world-readable).
     async fn start(ws: &Path, flags: &[&str]) -> Server {
-        let mut child = tokio::process::Command::new(bin())
+        let mut child = tokio::process::Command::new("/bin/sh")
+            .args(["-c", "umask 022; exec \"$0\" \"$@\"", bin()])
             .arg("mcp")
             .args(flags)
             .arg("--workspace")
@@ -262,8 +265,14 @@ async fn a_browser_session_by_reference_with_its_limits() {
     assert!(Path::new(done["report"].as_str().unwrap()).exists());
     assert_eq!(result["cleanup"]["status"], "clean");
 
-    // The exported flow holds the passed steps and replays.
+    // The exported flow holds the passed steps and replays; it is private
+    // under the server's umask 022.
     let exported = done["exportedFlow"].as_str().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(exported).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{exported}: {mode:o}");
+    }
     let text = std::fs::read_to_string(exported).unwrap();
     assert!(!text.contains("Nowhere"), "only passed steps: {text}");
     let (code_, v) = common::run_json(
@@ -307,7 +316,8 @@ async fn a_browser_session_by_reference_with_its_limits() {
 /// `run` reaches only the origins of `--allow-origin`, judged after every
 /// URL of the flow is resolved: a protocol-relative start URL joined to the
 /// served directory's origin, and an auth profile's origins, are refused
-/// before anything launches; the other origin receives no request.
+/// before anything launches; the other origin receives no request. A FIFO
+/// as the flow file is refused without waiting on it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_reaches_only_the_allowed_origins_once_resolved() {
     use std::os::unix::fs::PermissionsExt;
@@ -360,6 +370,18 @@ async fn run_reaches_only_the_allowed_origins_once_resolved() {
         app.requests().is_empty(),
         "nothing was requested: {:?}",
         app.requests()
+    );
+    // A FIFO as the flow file is refused at once (nothing waits on it).
+    let made = std::process::Command::new("mkfifo")
+        .arg(ws.join("fifo.jsonc"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (err, v, _) = s.call("run", json!({ "flow": "fifo.jsonc" })).await;
+    assert!(err, "{v:#}");
+    assert!(
+        v.to_string().contains("not a regular file (a FIFO)"),
+        "{v:#}"
     );
     assert!(s.close().await.success());
 }

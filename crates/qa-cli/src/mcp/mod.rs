@@ -26,13 +26,15 @@ pub struct McpArgs {
     /// and reach. Repeat for more. Pages reach no other origin.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
-    /// A terminal program sessions and flows may run: the exact argv[0] a
-    /// tool must name, with any arguments. Allowing an interpreter allows
+    /// A terminal program sessions and flows may run, by its absolute path,
+    /// with any arguments: a tool's argv[0] (absolute, or a bare name on
+    /// PATH) must resolve to the same file. Allowing an interpreter allows
     /// any script; allow the script itself to be narrower. Repeat for more.
     #[arg(long = "allow-command", value_name = "PROGRAM")]
     pub allow_command: Vec<String>,
-    /// A desktop application program sessions and flows may launch (exact
-    /// argv[0], any arguments). Repeat for more.
+    /// A desktop application program sessions and flows may launch, by its
+    /// absolute path (argv[0] must resolve to the same file; any
+    /// arguments). Repeat for more.
     #[arg(long = "allow-app", value_name = "PROGRAM")]
     pub allow_app: Vec<String>,
     /// At most this many sessions and flow runs open at once.
@@ -51,14 +53,13 @@ fn policy(args: &McpArgs) -> Result<policy::Policy, String> {
         .iter()
         .map(|o| policy::parse_origin(o))
         .collect::<Result<Vec<_>, _>>()?;
-    for (flag, list) in [
-        ("--allow-command", &args.allow_command),
-        ("--allow-app", &args.allow_app),
-    ] {
-        if list.iter().any(|p| p.trim().is_empty()) {
-            return Err(format!("{flag} needs a program"));
-        }
-    }
+    let programs = |flag: &str, list: &[String]| {
+        list.iter()
+            .map(|p| policy::Program::parse(flag, p))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let commands = programs("--allow-command", &args.allow_command)?;
+    let apps = programs("--allow-app", &args.allow_app)?;
     std::fs::create_dir_all(&args.workspace).map_err(|e| {
         format!(
             "--workspace {}: cannot be created: {e}",
@@ -73,8 +74,8 @@ fn policy(args: &McpArgs) -> Result<policy::Policy, String> {
     })?;
     Ok(policy::Policy {
         origins,
-        commands: args.allow_command.clone(),
-        apps: args.allow_app.clone(),
+        commands,
+        apps,
         workspace,
     })
 }

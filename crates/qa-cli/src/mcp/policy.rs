@@ -12,12 +12,54 @@ use std::path::{Component, Path, PathBuf};
 pub struct Policy {
     /// Allowed origins, serialized (`http://127.0.0.1:8080`).
     pub origins: Vec<String>,
-    /// Allowed terminal programs (the exact `argv[0]` a tool must name).
-    pub commands: Vec<String>,
-    /// Allowed desktop programs (the exact `argv[0]` a tool must name).
-    pub apps: Vec<String>,
+    /// Allowed terminal programs.
+    pub commands: Vec<Program>,
+    /// Allowed desktop programs.
+    pub apps: Vec<Program>,
     /// The workspace (canonical): runs, exports and flow files live here.
     pub workspace: PathBuf,
+}
+
+/// One allowed program: the absolute path a flag names, and the file it
+/// resolves to (symlinks followed). A tool's `argv[0]` is allowed when it
+/// resolves to the same file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// As the flag gave it.
+    pub given: String,
+    /// The resolved file.
+    pub real: PathBuf,
+}
+
+impl Program {
+    /// Reads one `flag PROGRAM` value: an absolute path to an existing
+    /// file. A relative or bare name is refused: it would be found
+    /// differently for each flow (its directory, `PATH`).
+    pub fn parse(flag: &str, value: &str) -> Result<Program, String> {
+        if !Path::new(value).is_absolute() {
+            return Err(format!(
+                "{flag} {value:?} must be an absolute path (such as /usr/bin/htop): a relative or bare name would resolve differently for each flow"
+            ));
+        }
+        let real = Path::new(value)
+            .canonicalize()
+            .map_err(|e| format!("{flag} {value}: {e}"))?;
+        Ok(Program {
+            given: value.to_string(),
+            real,
+        })
+    }
+}
+
+/// The file `argv0` runs: an absolute path (symlinks followed) or a bare
+/// name found on `PATH`. A relative path with a `/` resolves against
+/// whatever directory the program starts in, so it names nothing here.
+fn resolve_program(argv0: &str) -> Option<PathBuf> {
+    let p = Path::new(argv0);
+    if !p.is_absolute() && argv0.contains('/') {
+        return None;
+    }
+    qa_core::host::which(argv0)?.canonicalize().ok()
 }
 
 /// The origin (`scheme://host[:port]`) of an http(s) URL.
@@ -74,30 +116,45 @@ impl Policy {
         }
     }
 
-    /// Checks a terminal program's argv.
-    pub fn check_command(&self, argv: &[String]) -> Result<(), String> {
-        match argv.first() {
-            Some(p) if self.commands.contains(p) => Ok(()),
-            Some(p) => Err(Self::refuse(
-                &format!("program {p:?}"),
-                "--allow-command",
-                &self.commands,
-            )),
-            None => Err("the command is empty".into()),
+    /// Whether `argv`'s program resolves to one of `allowed`; the refusal
+    /// names `what` and `flag`.
+    fn check_program(
+        argv: &[String],
+        allowed: &[Program],
+        what: &str,
+        flag: &str,
+    ) -> Result<(), String> {
+        let Some(p) = argv.first() else {
+            return Err(format!("the {what} command is empty"));
+        };
+        let real = resolve_program(p);
+        if real
+            .as_ref()
+            .is_some_and(|r| allowed.iter().any(|a| &a.real == r))
+        {
+            return Ok(());
         }
+        let given: Vec<String> = allowed.iter().map(|a| a.given.clone()).collect();
+        let how = match real {
+            Some(r) => format!("{what} {p:?} ({})", r.display()),
+            None if p.contains('/') && !Path::new(p).is_absolute() => {
+                format!("{what} {p:?} (a relative path: name it by its absolute path)")
+            }
+            None => format!("{what} {p:?} (not found)"),
+        };
+        Err(Self::refuse(&how, flag, &given))
     }
 
-    /// Checks a desktop program's argv.
+    /// Checks a terminal program's argv: its program must resolve to a
+    /// program of `--allow-command`.
+    pub fn check_command(&self, argv: &[String]) -> Result<(), String> {
+        Self::check_program(argv, &self.commands, "program", "--allow-command")
+    }
+
+    /// Checks a desktop program's argv: its program must resolve to a
+    /// program of `--allow-app`.
     pub fn check_app(&self, argv: &[String]) -> Result<(), String> {
-        match argv.first() {
-            Some(p) if self.apps.contains(p) => Ok(()),
-            Some(p) => Err(Self::refuse(
-                &format!("application {p:?}"),
-                "--allow-app",
-                &self.apps,
-            )),
-            None => Err("the application command is empty".into()),
-        }
+        Self::check_program(argv, &self.apps, "application", "--allow-app")
     }
 
     /// The `target` of a session opening `url`: the page may reach every
@@ -226,7 +283,7 @@ mod tests {
     fn policy(ws: &Path) -> Policy {
         Policy {
             origins: vec!["http://127.0.0.1:8080".into()],
-            commands: vec!["/bin/sh".into()],
+            commands: vec![Program::parse("--allow-command", "/bin/sh").unwrap()],
             apps: vec![],
             workspace: ws.canonicalize().unwrap(),
         }
@@ -265,14 +322,29 @@ mod tests {
     }
 
     #[test]
-    fn programs_must_be_named_exactly() {
+    fn programs_are_absolute_and_compared_resolved() {
         let d = tempfile::tempdir().unwrap();
         let p = policy(d.path());
         assert!(p.check_command(&["/bin/sh".into(), "-c".into()]).is_ok());
-        assert!(p.check_command(&["sh".into()]).is_err());
+        // The same file by another name (PATH, a symlink): the same program.
+        assert!(p.check_command(&["sh".into()]).is_ok());
         assert!(p.check_command(&[]).is_err());
         let e = p.check_app(&["/usr/bin/python3".into()]).unwrap_err();
         assert!(e.contains("without --allow-app"), "{e}");
+        // A relative path names whatever lies in the program's directory.
+        let e = p.check_command(&["./sh".into()]).unwrap_err();
+        assert!(e.contains("relative"), "{e}");
+        // A different program that happens to share the name.
+        let app = d.path().join("sh");
+        std::fs::copy("/bin/true", &app).unwrap();
+        let e = p.check_command(&[app.display().to_string()]).unwrap_err();
+        assert!(e.contains("--allow-command"), "{e}");
+        // Flags: absolute paths only.
+        for bad in ["./app", "app", "bin/app"] {
+            let e = Program::parse("--allow-command", bad).unwrap_err();
+            assert!(e.contains("absolute path"), "{e}");
+        }
+        assert!(Program::parse("--allow-app", "/nonexistent/app").is_err());
     }
 
     #[test]

@@ -61,9 +61,9 @@ pub struct UiQa {
 pub struct StartArgs {
     /// A page to open in a real browser (its origin must be allowed by the server's --allow-origin).
     pub url: Option<String>,
-    /// A terminal program and its arguments, run in a real PTY (argv[0] exactly as allowed by --allow-command).
+    /// A terminal program and its arguments, run in a real PTY (argv[0] must resolve to a program of --allow-command).
     pub command: Option<Vec<String>>,
-    /// A desktop application and its arguments, driven through accessibility (argv[0] exactly as allowed by --allow-app).
+    /// A desktop application and its arguments, driven through accessibility (argv[0] must resolve to a program of --allow-app).
     pub app: Option<Vec<String>>,
     /// Desktop: run the application in an owned virtual display and session bus.
     pub virtual_display: Option<bool>,

@@ -9,6 +9,8 @@ crate::error_codes! {
     pub enum FlowErrorCode {
         /// The file could not be read.
         Io = "flow.io",
+        /// The path is not a regular file (a directory, FIFO, socket or device); nothing was read from it.
+        NotAFile = "flow.not_a_file",
         /// The file is larger than the limit.
         TooLarge = "flow.too_large",
         /// Not valid JSONC.

@@ -134,6 +134,28 @@ pub(crate) fn load_flow_checked(
     }
 }
 
+/// What kind of file `meta` describes, for an error.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
+}
+
 /// The text of a flow file (at most one byte past the size bound is read)
 /// and the directory its relative paths resolve against.
 fn read_flow(path: &Path, limits: &ParseLimits) -> Result<(String, std::path::PathBuf), FlowError> {
@@ -145,8 +167,29 @@ fn read_flow(path: &Path, limits: &ParseLimits) -> Result<(String, std::path::Pa
             format!("cannot read {}: {e}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let size = file.metadata().ok().map(|m| m.len());
+    // Opened without blocking (a FIFO would wait for a writer forever),
+    // then refused unless it is a regular file.
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = open.open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(FlowError::new(
+            FlowErrorCode::NotAFile,
+            "",
+            format!(
+                "{} is not a regular file ({}); a flow is a .jsonc or .json file",
+                path.display(),
+                file_kind(&meta)
+            ),
+        ));
+    }
+    let size = Some(meta.len());
     let mut bytes = Vec::new();
     file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)

@@ -530,21 +530,17 @@ impl Interactive {
 
     /// Ends the session: closes the surface (ending what it started),
     /// writes `result.json` and `report.html`, and, with `export`, the
-    /// passed steps as a flow file there (refused if the file exists).
+    /// passed steps as a flow file there: private (0600), never through a
+    /// symlink, refused if the file exists.
     pub async fn finish(self, export: Option<&Path>) -> (RunResult, Option<PathBuf>) {
         let flow_json = self.exported_flow();
         let exported = export.and_then(|p| {
             let text = serde_json::to_string_pretty(&flow_json).ok()?;
             let text = self.secrets.redact(&text).into_owned();
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(p)
-                .and_then(|mut f| {
-                    use std::io::Write;
-                    f.write_all(text.as_bytes())?;
-                    f.write_all(b"\n")
-                })
+            let mut f = crate::evidence::create_private_file(p).ok()?;
+            use std::io::Write;
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.write_all(b"\n"))
                 .ok()
                 .map(|()| p.to_path_buf())
         });
