@@ -137,6 +137,64 @@ pub struct VideoRecorder {
     tx: SyncSender<Msg>,
     done: tokio::sync::oneshot::Receiver<VideoOutcome>,
     dropped: Arc<std::sync::atomic::AtomicU64>,
+    stop: Arc<Stop>,
+}
+
+/// Stopping the encoder before it has encoded everything: its pid (0: no
+/// encoder, or reaped — the lock is held across reaping, so a pid here is
+/// always still the encoder's) and whether it was asked to stop.
+#[derive(Default)]
+struct Stop {
+    pid: std::sync::Mutex<u32>,
+    asked: std::sync::atomic::AtomicBool,
+}
+
+impl Stop {
+    /// Asks the encoder to stop and finish its file (SIGTERM: ffmpeg stops
+    /// reading and writes what it has encoded); frames not yet written are
+    /// left out from here on.
+    fn ask(&self) {
+        use std::sync::atomic::Ordering;
+        if self.asked.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let pid = self.pid.lock().unwrap_or_else(|p| p.into_inner());
+        #[cfg(unix)]
+        if let Ok(pid) = libc::pid_t::try_from(*pid) {
+            if pid > 0 {
+                // SAFETY: kill(2) on the encoder this recorder spawned and
+                // has not reaped (the lock is held across reaping).
+                #[allow(unsafe_code)]
+                unsafe {
+                    libc::kill(pid, libc::SIGTERM);
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = pid;
+    }
+
+    /// `child`'s exit, if it has exited (reaping it under the lock).
+    fn try_wait(&self, child: &mut Child) -> std::io::Result<Option<std::process::ExitStatus>> {
+        let mut pid = self.pid.lock().unwrap_or_else(|p| p.into_inner());
+        let r = child.try_wait();
+        if !matches!(r, Ok(None)) {
+            *pid = 0;
+        }
+        r
+    }
+
+    /// Kills and reaps `child` (under the lock).
+    fn kill(&self, child: &mut Child) {
+        let mut pid = self.pid.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = child.kill();
+        let _ = child.wait();
+        *pid = 0;
+    }
+
+    fn asked(&self) -> bool {
+        self.asked.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 impl std::fmt::Debug for VideoRecorder {
@@ -166,9 +224,13 @@ impl VideoRecorder {
         encoder: Option<&std::path::Path>,
     ) -> VideoRecorder {
         let mut notes = Vec::new();
+        let stop = Arc::new(Stop::default());
         let sink = match encoder {
-            Some(bin) => match Encoder::spawn(bin, &evidence, processes, &spec) {
-                Ok(e) => Sink::Encoder(e),
+            Some(bin) => match Encoder::spawn(bin, &evidence, processes, &spec, stop.clone()) {
+                Ok(e) => {
+                    *stop.pid.lock().unwrap_or_else(|p| p.into_inner()) = e.child.id();
+                    Sink::Encoder(e)
+                }
                 Err(e) => {
                     notes.push(format!(
                         "video {}: ffmpeg could not start ({e}); the frames were kept instead",
@@ -205,7 +267,12 @@ impl VideoRecorder {
             // No thread: the receiver is dropped and `finish` reports it.
             let _ = e;
         }
-        VideoRecorder { tx, done, dropped }
+        VideoRecorder {
+            tx,
+            done,
+            dropped,
+            stop,
+        }
     }
 
     /// Starts the video's timeline at `at` (see [`VideoSpec::wait_for_begin`]);
@@ -233,8 +300,15 @@ impl VideoRecorder {
     }
 
     /// Ends the video at `end` (a page that closed earlier) and waits
-    /// (within `deadline`) for it to be written and published.
+    /// (within `deadline`) for it to be written and published. An encoder
+    /// still behind when the deadline nears (a busy machine, a browser
+    /// that flooded it) is stopped there, so what it encoded is kept,
+    /// cut short, rather than lost.
     pub async fn finish_at(self, end: Instant, deadline: Deadline) -> VideoOutcome {
+        let left = deadline.remaining();
+        let stop_at = tokio::time::Instant::now() + left.saturating_sub(STOP_BEFORE.min(left / 2));
+        let mut done = self.done;
+        let stop = self.stop;
         let tx = self.tx;
         // The queue may be full: hand the end over without blocking the runtime.
         let sent = tokio::task::spawn_blocking(move || tx.send(Msg::End(end, deadline)).is_ok())
@@ -246,7 +320,18 @@ impl VideoRecorder {
                 ..Default::default()
             };
         }
-        match deadline.run(self.done).await {
+        let finished = tokio::select! {
+            r = &mut done => Some(r),
+            _ = tokio::time::sleep_until(stop_at) => None,
+        };
+        let finished = match finished {
+            Some(r) => Some(r),
+            None => {
+                stop.ask();
+                deadline.run(done).await
+            }
+        };
+        match finished {
             Some(Ok(o)) => o,
             _ => VideoOutcome {
                 notes: vec![
@@ -266,6 +351,7 @@ struct Encoder {
     out: PathBuf,
     stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
     broken: Option<String>,
+    stop: Arc<Stop>,
 }
 
 impl Encoder {
@@ -274,6 +360,7 @@ impl Encoder {
         evidence: &Evidence,
         processes: &ProcessOwner,
         spec: &VideoSpec,
+        stop: Arc<Stop>,
     ) -> Result<Encoder, String> {
         // One scratch directory per video (a fresh one each time).
         let dir = evidence
@@ -317,11 +404,12 @@ impl Encoder {
             out,
             stderr,
             broken: None,
+            stop,
         })
     }
 
     fn write(&mut self, frame: &[u8], times: u64) {
-        if self.broken.is_some() {
+        if self.broken.is_some() || self.stop.asked() {
             return;
         }
         let Some(stdin) = self.stdin.as_mut() else {
@@ -335,20 +423,21 @@ impl Encoder {
         }
     }
 
-    /// Closes the input and waits for the encoder to write its file.
-    fn close(mut self, deadline: Deadline) -> Result<PathBuf, String> {
+    /// Closes the input and waits for the encoder to write its file (one
+    /// that was asked to stop writes what it had encoded).
+    fn close(mut self, deadline: Deadline) -> Result<Closed, String> {
         drop(self.stdin.take());
         let status = loop {
-            match self.child.try_wait() {
+            match self.stop.try_wait(&mut self.child) {
                 Ok(Some(s)) => break Some(s),
                 Ok(None) if deadline.expired() => break None,
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 Err(_) => break None,
             }
         };
+        let stopped = self.stop.asked();
         let Some(status) = status else {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            self.stop.kill(&mut self.child);
             return Err("ffmpeg did not finish in time".into());
         };
         let tail = self
@@ -357,6 +446,13 @@ impl Encoder {
             .and_then(|h| h.join().ok())
             .map(|t| String::from_utf8_lossy(&t).trim().to_string())
             .unwrap_or_default();
+        let written = std::fs::metadata(&self.out).is_ok_and(|m| m.len() > 0);
+        if stopped && written {
+            return Ok(Closed {
+                file: self.out,
+                cut_short: true,
+            });
+        }
         if !status.success() {
             let last = tail.lines().last().unwrap_or("").to_string();
             return Err(format!("ffmpeg ended with {status}: {last}"));
@@ -364,8 +460,22 @@ impl Encoder {
         if let Some(b) = self.broken {
             return Err(format!("writing frames to ffmpeg failed: {b}"));
         }
-        Ok(self.out)
+        Ok(Closed {
+            file: self.out,
+            cut_short: false,
+        })
     }
+}
+
+/// How long before the deadline a still-working encoder is asked to stop
+/// (at most half the time left).
+const STOP_BEFORE: Duration = Duration::from_secs(3);
+
+/// A closed encoder's file.
+struct Closed {
+    file: PathBuf,
+    /// The encoder was stopped before it encoded every frame.
+    cut_short: bool,
 }
 
 enum Sink {
@@ -503,11 +613,19 @@ impl Worker {
                     match e.close(deadline) {
                         // Too late: the run's result is being assembled.
                         Ok(_) if deadline.expired() => {}
-                        Ok(file) => match self.publish(&file, started_ms.unwrap_or(0)) {
-                            Ok(Some(a)) => out.artifacts.push(a),
-                            Ok(None) => {}
-                            Err(e) => self.notes.push(format!("video {}: {e}", self.spec.name)),
-                        },
+                        Ok(closed) => {
+                            if closed.cut_short {
+                                self.notes.push(format!(
+                                    "video {}: the encoder was still behind near the cleanup deadline and was stopped; the video ends where it had got to",
+                                    self.spec.name
+                                ));
+                            }
+                            match self.publish(&closed.file, started_ms.unwrap_or(0)) {
+                                Ok(Some(a)) => out.artifacts.push(a),
+                                Ok(None) => {}
+                                Err(e) => self.notes.push(format!("video {}: {e}", self.spec.name)),
+                            }
+                        }
                         Err(e) => self.notes.push(format!(
                             "video {} could not be encoded: {e}",
                             self.spec.name
