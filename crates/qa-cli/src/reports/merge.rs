@@ -1,10 +1,15 @@
 //! `ui-qa report DIR… --output OUT`: finds every run result under the
 //! folders given (CI shards, downloaded artifacts, a workspace), copies
-//! each run into `OUT/runs/<run-id>/` (its `report.html`, `result.json`
-//! and artifacts; a run id seen twice gets `-2`, `-3`, …), and writes one
-//! `OUT/index.html` and one `OUT/junit.xml` over all of them. The very same
-//! run found twice (same id, same result bytes) is merged once. The folder
-//! works as is: opened locally or uploaded as one CI artifact.
+//! each run into `OUT/runs/<run-id>/` (its `result.json` and artifacts; a
+//! run id seen twice gets `-2`, `-3`, …), and writes one `OUT/index.html`
+//! and one `OUT/junit.xml` over all of them. The very same run found twice
+//! (same id, same result bytes) is merged once. The folder works as is:
+//! opened locally or uploaded as one CI artifact.
+//!
+//! A downloaded run is not trusted: no HTML (or SVG, XML) file of it is
+//! ever copied — anyone could have put a script in one — and each run's
+//! `report.html` is written anew from its `result.json` and the artifacts
+//! whose digests match it, as the runner wrote it.
 
 use super::find::{find_results, Found};
 use crate::private;
@@ -179,7 +184,13 @@ pub fn merge(dirs: &[PathBuf], output: &Path, secrets: &Secrets) -> Result<Merge
         private::create_dir(&dst).map_err(io_at(&dst))?;
         let mut budget = MAX_FILES_PER_RUN;
         copy_tree(&src, &dst, 0, &mut budget).map_err(io_at(&src))?;
-        let has_report = super::has_file(&dst, "report.html");
+        // The run had a report (none when it held a secret): ours replaces
+        // it, built from the result and the verified artifacts.
+        let report = dst.join("report.html");
+        let html = qa_core::report::render_run(&result, &dst);
+        let has_report = super::has_file(&src, "report.html")
+            && !secrets.found_in(html.as_bytes())
+            && private::write_new(&report, html.as_bytes()).is_ok();
         runs.push(MergedRun {
             result,
             found,
@@ -353,8 +364,20 @@ fn prepare_output(output: &Path, inputs: &[PathBuf], clear: bool) -> Result<(), 
     Ok(())
 }
 
+/// Whether a file of a downloaded run could be active content in a browser
+/// (never copied: the merged report writes its own pages).
+fn active_content(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        ".html", ".htm", ".xhtml", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".mht", ".mhtml",
+    ]
+    .iter()
+    .any(|ext| lower.ends_with(ext))
+}
+
 /// Copies the regular files and directories of a run directory (never a
-/// symlink, never its `work/` scratch) into the new directory `dst`.
+/// symlink, never its `work/` scratch, never a file that could be active
+/// content) into the new directory `dst`.
 fn copy_tree(src: &Path, dst: &Path, depth: usize, budget: &mut usize) -> io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(src)?.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
@@ -363,7 +386,10 @@ fn copy_tree(src: &Path, dst: &Path, depth: usize, budget: &mut usize) -> io::Re
         let Some(name_str) = name.to_str() else {
             continue;
         };
-        if qa_core::evidence::check_name(name_str).is_err() || (depth == 0 && name_str == "work") {
+        if qa_core::evidence::check_name(name_str).is_err()
+            || (depth == 0 && name_str == "work")
+            || active_content(name_str)
+        {
             continue;
         }
         let Ok(t) = e.file_type() else { continue };
