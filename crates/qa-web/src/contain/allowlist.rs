@@ -194,10 +194,21 @@ pub fn browser_service(key: &str) -> bool {
         .any(|d| host == *d || host.ends_with(&format!(".{d}")))
 }
 
+/// Origins counted one by one at most; requests to further origins are
+/// counted together (a page that asks for endless random hosts cannot grow
+/// the run's memory or its result).
+const MAX_ORIGINS_TRACKED: usize = 1000;
+
+/// Origins named one by one in notes and summaries at most (the most
+/// blocked first); the rest are one item.
+const MAX_ORIGINS_LISTED: usize = 20;
+
 /// Counts of blocked requests per origin.
 #[derive(Debug, Clone, Default)]
 pub struct BlockedRequests {
     by_origin: BTreeMap<String, u32>,
+    /// Requests to origins past [`MAX_ORIGINS_TRACKED`].
+    untracked: u64,
 }
 
 /// Where blocked attempts are counted, shared by every layer (Fetch
@@ -207,38 +218,70 @@ pub type BlockedSink = Arc<Mutex<BlockedRequests>>;
 impl BlockedRequests {
     /// Records one blocked request.
     pub fn record(&mut self, origin: &str) {
-        *self.by_origin.entry(origin.to_string()).or_insert(0) += 1;
+        if let Some(n) = self.by_origin.get_mut(origin) {
+            *n = n.saturating_add(1);
+        } else if self.by_origin.len() < MAX_ORIGINS_TRACKED {
+            self.by_origin.insert(origin.to_string(), 1);
+        } else {
+            self.untracked = self.untracked.saturating_add(1);
+        }
     }
 
     /// Whether nothing was blocked.
     pub fn is_empty(&self) -> bool {
-        self.by_origin.is_empty()
+        self.by_origin.is_empty() && self.untracked == 0
     }
 
     /// Total blocked.
     pub fn total(&self) -> u32 {
-        self.by_origin.values().sum()
+        let tracked: u64 = self.by_origin.values().map(|&n| u64::from(n)).sum();
+        u32::try_from(tracked + self.untracked).unwrap_or(u32::MAX)
     }
 
-    /// What was blocked, one item per origin: `request to <origin> (N
-    /// times)` or `tunnel (https, wss or ws) to <host:port> (N times)`.
-    fn items(&self) -> impl Iterator<Item = String> + '_ {
-        self.by_origin.iter().map(|(o, n)| {
-            let what = match o.strip_prefix(TUNNEL_KEY) {
-                Some(hp) => format!("tunnel (https, wss or ws) to {hp}"),
-                None => format!("request to {o}"),
-            };
-            if *n == 1 {
-                format!("{what} (1 time)")
+    /// What was blocked: one item per origin, the most blocked first, at
+    /// most [`MAX_ORIGINS_LISTED`] (`request to <origin> (N times)` or
+    /// `tunnel (https, wss or ws) to <host:port> (N times)`), then one item
+    /// for the rest (`N more requests to M other origins`).
+    fn items(&self) -> Vec<String> {
+        let times = |n: u64| {
+            if n == 1 {
+                "1 time".to_string()
             } else {
-                format!("{what} ({n} times)")
+                format!("{n} times")
             }
-        })
+        };
+        let mut by_count: Vec<(&String, &u32)> = self.by_origin.iter().collect();
+        by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let mut out: Vec<String> = by_count
+            .iter()
+            .take(MAX_ORIGINS_LISTED)
+            .map(|(o, n)| {
+                let what = match o.strip_prefix(TUNNEL_KEY) {
+                    Some(hp) => format!("tunnel (https, wss or ws) to {hp}"),
+                    None => format!("request to {o}"),
+                };
+                format!("{what} ({})", times(u64::from(**n)))
+            })
+            .collect();
+        let rest = &by_count[by_count.len().min(MAX_ORIGINS_LISTED)..];
+        let requests: u64 = rest.iter().map(|(_, &n)| u64::from(n)).sum::<u64>() + self.untracked;
+        if requests > 0 {
+            let origins = if self.untracked > 0 {
+                format!("{} or more other origins", rest.len() + 1)
+            } else {
+                format!("{} other origins", rest.len())
+            };
+            out.push(format!("requests to {origins} ({})", times(requests)));
+        }
+        out
     }
 
     /// Observation lines: `blocked request to <origin> (N times)`.
     pub fn observations(&self) -> Vec<String> {
-        self.items().map(|i| format!("blocked {i}")).collect()
+        self.items()
+            .into_iter()
+            .map(|i| format!("blocked {i}"))
+            .collect()
     }
 
     /// [`BlockedRequests::observations`] as typed notes.
@@ -252,7 +295,7 @@ impl BlockedRequests {
     /// Every item in one line, `; `-separated (`request to … (1 time);
     /// tunnel … (2 times)`).
     pub fn summary(&self) -> String {
-        self.items().collect::<Vec<_>>().join("; ")
+        self.items().join("; ")
     }
 
     /// Splits into (Chromium's own service traffic, the rest).
@@ -266,6 +309,7 @@ impl BlockedRequests {
             };
             side.by_origin.insert(k.clone(), *n);
         }
+        rest.untracked = self.untracked;
         (own, rest)
     }
 
@@ -290,6 +334,7 @@ impl BlockedRequests {
                 d.by_origin.insert(o.clone(), n - prev);
             }
         }
+        d.untracked = self.untracked.saturating_sub(before.untracked);
         d
     }
 }
@@ -297,6 +342,37 @@ impl BlockedRequests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_asking_for_endless_origins_gets_bounded_notes() {
+        let mut b = BlockedRequests::default();
+        for i in 0..5773 {
+            b.record(&format!("http://h{i}.example.test"));
+        }
+        for _ in 0..3 {
+            b.record("http://h7.example.test");
+        }
+        assert_eq!(b.total(), 5776);
+        assert!(b.by_origin.len() <= MAX_ORIGINS_TRACKED);
+        let notes = b.notes();
+        assert_eq!(notes.len(), MAX_ORIGINS_LISTED + 1);
+        // The most blocked first; the rest in one line that counts them.
+        assert_eq!(
+            notes[0].message,
+            "blocked request to http://h7.example.test (4 times)"
+        );
+        let last = &notes[MAX_ORIGINS_LISTED].message;
+        assert!(
+            last.contains("981 or more other origins") && last.contains("(5753 times)"),
+            "{last}"
+        );
+        assert!(b.summary().len() < 4096);
+        // A few origins are all listed.
+        let mut few = BlockedRequests::default();
+        few.record("http://a.test");
+        few.record("http://b.test");
+        assert_eq!(few.notes().len(), 2);
+    }
 
     #[test]
     fn exact_origin_only() {
