@@ -121,3 +121,61 @@ fn no_encoding_of_a_secret_leaves_the_run() {
     assert_clean("human stdout", &o.stdout);
     assert_clean("human stderr", &o.stderr);
 }
+
+/// A secret split across two elements (`<span>hunter2-TOP</span>
+/// <span>SECRET-9876</span>`) is in no single accessible name: the
+/// accessibility snapshots (asked for, and taken on failure) and the report
+/// redact it across the names, as the pictures mask it.
+#[test]
+fn a_secret_split_across_elements_leaves_no_text_evidence() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        r#"<!doctype html><title>split</title><main><h1>Account</h1>
+<p>Your key: <span>hunter2-TOP</span><span>SECRET-9876</span></p><button>Rotate</button></main>"#,
+    )
+    .unwrap();
+    let flow = write(
+        d.path(),
+        "split.jsonc",
+        r#"{"target":{"serve":"site","url":"/index.html"},
+            "steps":[{"action":"snapshotAccessibility","name":"page"},
+                     {"action":"assertVisible","locator":{"role":"button","name":"Nowhere"},"timeoutMs":300}]}"#,
+    );
+    let ws = d.path().join("ws");
+    let o = Command::new(bin())
+        .args(["run", "--json", "--video", "off", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .env("UI_QA_SECRET_SPLIT", "hunter2-TOPSECRET-9876")
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    let snapshots = r["artifacts"]["accessibilitySnapshots"].as_array().unwrap();
+    assert_eq!(
+        snapshots.len(),
+        2,
+        "the asked and the failure snapshot: {r:#}"
+    );
+    let run = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+    assert!(run.join("report.html").is_file());
+    let mut checked = 0;
+    for f in walk(&run) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        for half in ["hunter2-TOP", "SECRET-9876"] {
+            assert!(!text.contains(half), "{} shows {half}", f.display());
+        }
+        checked += 1;
+    }
+    assert!(checked > 3, "{checked} files");
+    // The rest of the page is still there.
+    let ax = std::fs::read_to_string(snapshots[0]["path"].as_str().unwrap()).unwrap();
+    assert!(ax.contains("Rotate") && ax.contains("[REDACTED]"), "{ax}");
+    for half in ["hunter2-TOP", "SECRET-9876"] {
+        assert!(!String::from_utf8_lossy(&o.stdout).contains(half));
+        assert!(!String::from_utf8_lossy(&o.stderr).contains(half));
+    }
+}

@@ -205,6 +205,94 @@ impl Secrets {
         out
     }
 
+    /// Redacts secrets that span consecutive `texts` — one element's text
+    /// ending where the next one's begins, as inline elements render side by
+    /// side (`<span>hunter2-TOP</span><span>SECRET-9876</span>`) — the way
+    /// pictures are masked: each text's share of such a match becomes
+    /// [`REDACTED`], and so does every other text equal to one of those
+    /// shares (the same text repeated deeper in a tree). A secret inside one
+    /// text is left to [`Secrets::redact`]. Returns how many texts changed.
+    pub fn redact_across(&self, texts: &mut [&mut String]) -> usize {
+        if texts.len() < 2 || self.is_empty() {
+            return 0;
+        }
+        let mut joined = String::new();
+        let mut starts = Vec::with_capacity(texts.len());
+        for t in texts.iter() {
+            starts.push(joined.len());
+            joined.push_str(t);
+        }
+        // The text holding byte `at` of `joined` (the last one starting at
+        // or before it that is not empty).
+        let holder = |at: usize| {
+            (0..texts.len())
+                .rev()
+                .find(|&i| starts[i] <= at && !texts[i].is_empty())
+                .unwrap_or(0)
+        };
+        let mut cuts: Vec<Vec<Range<usize>>> = vec![Vec::new(); texts.len()];
+        for r in self.find(&joined) {
+            let (first, last) = (holder(r.start), holder(r.end - 1));
+            if first == last {
+                continue;
+            }
+            for i in first..=last {
+                let (s, e) = (starts[i], starts[i] + texts[i].len());
+                let (a, b) = (r.start.max(s), r.end.min(e));
+                if a < b {
+                    cuts[i].push(a - s..b - s);
+                }
+            }
+        }
+        let mut shares = std::collections::HashSet::new();
+        let mut changed = 0;
+        for (i, mut c) in cuts.into_iter().enumerate() {
+            if c.is_empty() {
+                continue;
+            }
+            c.sort_by_key(|r| std::cmp::Reverse(r.start));
+            for r in c {
+                shares.insert(texts[i][r.clone()].to_string());
+                texts[i].replace_range(r, REDACTED);
+            }
+            changed += 1;
+        }
+        shares.retain(|s: &String| s.len() >= MIN_SECRET_BYTES);
+        for t in texts.iter_mut() {
+            if shares.contains(t.as_str()) {
+                **t = REDACTED.to_string();
+                changed += 1;
+            }
+        }
+        changed
+    }
+
+    /// [`Secrets::redact_across`] over the string values under `keys`
+    /// (`name`, `value`, `text`, …) of a JSON document, in document order.
+    pub fn redact_json_across(&self, value: &mut serde_json::Value, keys: &[&str]) -> usize {
+        fn collect<'a>(v: &'a mut serde_json::Value, keys: &[&str], out: &mut Vec<&'a mut String>) {
+            use serde_json::Value;
+            match v {
+                Value::Object(o) => {
+                    for (k, x) in o.iter_mut() {
+                        if keys.contains(&k.as_str()) && x.is_string() {
+                            if let Value::String(s) = x {
+                                out.push(s);
+                            }
+                        } else {
+                            collect(x, keys, out);
+                        }
+                    }
+                }
+                Value::Array(a) => a.iter_mut().for_each(|x| collect(x, keys, out)),
+                _ => {}
+            }
+        }
+        let mut texts = Vec::new();
+        collect(value, keys, &mut texts);
+        self.redact_across(&mut texts)
+    }
+
     /// Redacts every string (keys and values) in a JSON value.
     pub fn redact_json(&self, value: &mut serde_json::Value) {
         use serde_json::Value;
@@ -559,6 +647,46 @@ const B64_URL: base64::engine::GeneralPurpose = base64::engine::general_purpose:
 fn base64(engine: &base64::engine::GeneralPurpose, bytes: &[u8]) -> String {
     use base64::Engine;
     engine.encode(bytes)
+}
+
+#[cfg(test)]
+mod across_tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_split_across_texts_is_redacted_in_each_share() {
+        let s = Secrets::new();
+        s.add("hunter2-TOPSECRET-9876");
+        let mut v = serde_json::json!({"nodes": [{"role": "paragraph", "children": [
+            {"role": "StaticText", "name": "hunter2-TOP",
+             "children": [{"role": "InlineTextBox", "name": "hunter2-TOP"}]},
+            {"role": "StaticText", "name": "SECRET-9876"},
+            {"role": "button", "name": "Save"}
+        ]}]});
+        assert!(s.redact_json_across(&mut v, &["name", "value"]) >= 3);
+        let text = v.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("SECRET-9876"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"Save\"") && text.contains("StaticText"),
+            "{text}"
+        );
+        // Partly shared texts keep what is not the secret.
+        let (mut a, mut b) = (
+            "Key: hunter2-TOP".to_string(),
+            "SECRET-9876 (copy)".to_string(),
+        );
+        s.redact_across(&mut [&mut a, &mut b]);
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            ("Key: [REDACTED]", "[REDACTED] (copy)")
+        );
+        // Nothing split: nothing changes.
+        let (mut a, mut b) = ("hunter2".to_string(), "other".to_string());
+        assert_eq!(s.redact_across(&mut [&mut a, &mut b]), 0);
+    }
 }
 
 #[cfg(test)]

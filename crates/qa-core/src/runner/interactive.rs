@@ -46,6 +46,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The keys of an observation whose values are element text (names,
+/// values, screen text): a secret split across consecutive ones is
+/// redacted in each ([`crate::Secrets::redact_across`]).
+const TEXT_KEYS: &[&str] = &["name", "value", "text", "description"];
+
 /// How long a session may stay open by default (30 minutes).
 pub const DEFAULT_SESSION_MS: u64 = 30 * 60 * 1000;
 
@@ -353,9 +358,18 @@ impl Interactive {
             }
         }
         self.current = Some(o.id.clone());
-        let mut v = serde_json::to_value(&o).unwrap_or_default();
+        // Fail-closed: an observation that cannot be redacted is withheld,
+        // never handed out raw.
+        let withheld = || {
+            SessionError::Observe(
+                "the observation could not be redacted for the run's secrets; it was withheld"
+                    .into(),
+            )
+        };
+        let mut v = serde_json::to_value(&o).map_err(|_| withheld())?;
+        self.secrets.redact_json_across(&mut v, TEXT_KEYS);
         self.secrets.redact_json(&mut v);
-        Ok(serde_json::from_value(v).unwrap_or(o))
+        serde_json::from_value(v).map_err(|_| withheld())
     }
 
     /// Runs one step (`step` is a flow step without its `locator`; `on`

@@ -114,6 +114,8 @@ pub(crate) async fn snapshot(
         "elapsedMs": started.elapsed().as_millis() as u64,
         "tree": if nodes.is_empty() { serde_json::Value::Null } else { snapshot_json(&nodes, 0) },
     });
+    ctx.secrets
+        .redact_json_across(&mut doc, &["name", "value", "text", "description"]);
     ctx.secrets.redact_json(&mut doc);
     let bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();
     write(
