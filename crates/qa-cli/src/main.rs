@@ -337,6 +337,7 @@ impl HostArgs {
             video: None,
             trace: None,
             origin_limit: None,
+            redact_matchers: false,
         }
     }
 }

@@ -30,12 +30,18 @@ impl Server {
     /// Starts `ui-qa mcp FLAGS --workspace WS` under umask 022 (a common
     /// one, under which a file created without care is world-readable).
     async fn start(ws: &Path, flags: &[&str]) -> Server {
+        Server::start_with_env(ws, flags, &[]).await
+    }
+
+    /// [`Server::start`] with more environment variables.
+    async fn start_with_env(ws: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = tokio::process::Command::new("/bin/sh")
             .args(["-c", "umask 022; exec \"$0\" \"$@\"", bin()])
             .arg("mcp")
             .args(flags)
             .arg("--workspace")
             .arg(ws)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -384,6 +390,55 @@ async fn run_reaches_only_the_allowed_origins_once_resolved() {
         "{v:#}"
     );
     assert!(s.close().await.success());
+}
+
+/// Pass or fail tells an agent nothing of a secret: over MCP, matchers see
+/// the page's text with secret values redacted. A pattern that guesses at
+/// the secret fails and says why; one about the rest of the text passes.
+/// (`ui-qa run` keeps matching the raw text: a flow's author may check that
+/// a token is shown.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn matchers_over_mcp_see_secrets_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(ws.join("site")).unwrap();
+    std::fs::write(
+        ws.join("site/index.html"),
+        r#"<!doctype html><p data-testid="key">Your API key: sk-live-7d3f9a</p>"#,
+    )
+    .unwrap();
+    let flow = |name: &str, matcher: &str| {
+        std::fs::write(
+            ws.join(name),
+            format!(
+                r#"{{"target":{{"serve":"site","url":"/index.html"}},"steps":[{{"action":"assertText","locator":{{"testId":"key"}},{matcher},"timeoutMs":1000}}]}}"#
+            ),
+        )
+        .unwrap();
+    };
+    flow("guess.jsonc", r#""regex":"^Your API key: sk-live-7""#);
+    flow("prose.jsonc", r#""includes":"Your API key:""#);
+    let s = Server::start_with_env(&ws, &[], &[("UI_QA_SECRET_MCP_KEY", "sk-live-7d3f9a")]).await;
+    let v = s.ok("run", json!({ "flow": "prose.jsonc" })).await;
+    assert_eq!(v["status"], "PASSED", "{v:#}");
+    let (_, v, _) = s.call("run", json!({ "flow": "guess.jsonc" })).await;
+    assert_eq!(v["status"], "FAILED", "{v:#}");
+    let reason = v["steps"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("holds only where a secret value is shown"),
+        "{reason}"
+    );
+    assert!(s.close().await.success());
+    // The same flow through `ui-qa run`: the raw text.
+    let (code, r) = common::run_json(
+        &ws.join("guess.jsonc"),
+        &dir.path().join("ws2"),
+        &["--video", "off"],
+        |c| {
+            c.env("UI_QA_SECRET_MCP_KEY", "sk-live-7d3f9a");
+        },
+    );
+    assert_eq!((code, r["status"].as_str()), (0, Some("PASSED")), "{r:#}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -268,6 +268,11 @@ pub struct RunOptions {
     /// starts; the browser's containment then refuses everything else.
     /// `ui-qa mcp` sets it from `--allow-origin`.
     pub origin_limit: Option<Vec<String>>,
+    /// Text matchers (`equals`, `includes`, `regex`, terminal text) see the
+    /// text with the run's secrets redacted, so that whoever chose the
+    /// pattern learns nothing of a secret from pass or fail. `ui-qa mcp`
+    /// sets it: an agent chooses its patterns.
+    pub redact_matchers: bool,
 }
 
 /// Everything a session needs from the runner.

@@ -36,13 +36,13 @@ pub struct ObservedElement {
     /// Role (ARIA role on the web).
     pub role: String,
     /// Accessible name (redacted like everything else).
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// Current value (inputs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// States such as `disabled`, `checked`, `focused`, `level=2`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
     /// Where it is, when it has a box.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,6 +170,43 @@ pub fn locator_text(l: &Locator) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// An observation survives its JSON (redaction goes through it, and
+    /// withholds what does not come back).
+    #[test]
+    fn an_observation_round_trips_through_json() {
+        let o = Observation {
+            id: "o1".into(),
+            elements: vec![
+                ObservedElement {
+                    reference: Some("@e1".into()),
+                    depth: 0,
+                    role: "button".into(),
+                    name: String::new(),
+                    value: None,
+                    states: vec![],
+                    bounds: None,
+                    locator: Some(Locator::role_only("button")),
+                },
+                ObservedElement {
+                    reference: None,
+                    depth: 1,
+                    role: "heading".into(),
+                    name: "Title".into(),
+                    value: Some("v".into()),
+                    states: vec!["level=1".into()],
+                    bounds: None,
+                    locator: None,
+                },
+            ],
+            truncated: false,
+            screen: None,
+        };
+        let v = serde_json::to_value(&o).unwrap();
+        let back: Observation = serde_json::from_value(v).unwrap();
+        assert_eq!(back, o);
+    }
+
     use super::*;
 
     #[test]

@@ -99,6 +99,8 @@ pub async fn run(args: &McpArgs, options: RunOptions) -> u8 {
     // whatever a flow or profile names once resolved.
     let options = RunOptions {
         origin_limit: Some(policy.origins.clone()),
+        // An agent chooses its patterns: none may tell it a secret.
+        redact_matchers: true,
         ..options
     };
     let server = server::UiQa::new(policy, options, usize::from(args.max_sessions));

@@ -135,18 +135,21 @@ impl Matcher {
         .count()
     }
 
-    /// Whether `actual` satisfies the matcher.
+    /// Whether `actual` satisfies the matcher (seen with secrets redacted
+    /// under [`redacted_view`]).
     pub fn matches(&self, actual: &str) -> bool {
-        if let Some(e) = &self.equals {
-            return actual == e;
-        }
-        if let Some(i) = &self.includes {
-            return actual.contains(i.as_str());
-        }
-        if let Some(r) = &self.regex {
-            return r.is_match(actual);
-        }
-        false
+        judge(actual, |actual| {
+            if let Some(e) = &self.equals {
+                return actual == e;
+            }
+            if let Some(i) = &self.includes {
+                return actual.contains(i.as_str());
+            }
+            if let Some(r) = &self.regex {
+                return r.is_match(actual);
+            }
+            false
+        })
     }
 
     /// A description of the expectation in the flow's own words.
@@ -166,12 +169,57 @@ impl Matcher {
 
 /// A text-or-regex query (terminal `waitForText` / `assertText`): exactly
 /// one is set. Text is a substring; a regex follows the module's semantics.
+/// Under [`redacted_view`], the text is seen with secrets redacted.
 pub fn text_or_regex_matches(text: &Option<String>, regex: &Option<Pattern>, hay: &str) -> bool {
-    match (text, regex) {
+    judge(hay, |hay| match (text, regex) {
         (Some(t), _) => hay.contains(t.as_str()),
         (None, Some(r)) => r.is_match(hay),
         (None, None) => false,
+    })
+}
+
+tokio::task_local! {
+    /// The view matchers of the current step have, when it is redacted.
+    static VIEW: View;
+}
+
+/// A redacted view: the secrets, and whether an expectation held on the
+/// raw text but not on what the view shows.
+#[derive(Clone)]
+struct View {
+    secrets: std::sync::Arc<crate::secrets::Secrets>,
+    only_in_secret: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Runs `f` (a step) with every [`Matcher::matches`] and
+/// [`text_or_regex_matches`] in it seeing text with `secrets` redacted —
+/// drivers need not know. Also answers whether some expectation held only
+/// where a secret is shown (it failed in the view).
+pub async fn redacted_view<F: std::future::Future>(
+    secrets: std::sync::Arc<crate::secrets::Secrets>,
+    f: F,
+) -> (F::Output, bool) {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let view = View {
+        secrets,
+        only_in_secret: flag.clone(),
+    };
+    let out = VIEW.scope(view, f).await;
+    (out, flag.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `test(actual)`, through the current task's redacted view if any.
+fn judge(actual: &str, test: impl Fn(&str) -> bool) -> bool {
+    let Ok(view) = VIEW.try_with(View::clone) else {
+        return test(actual);
+    };
+    let seen = view.secrets.redact(actual);
+    let holds = test(&seen);
+    if !holds && matches!(seen, std::borrow::Cow::Owned(_)) && test(actual) {
+        view.only_in_secret
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
+    holds
 }
 
 #[cfg(test)]

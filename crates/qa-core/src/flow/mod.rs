@@ -21,7 +21,7 @@ pub mod vars;
 pub use error::{escape_token, FlowError, FlowErrorCode};
 pub use lint::lint;
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
-pub use matcher::{text_or_regex_matches, Matcher, Pattern};
+pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
 pub use parse::{ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{

@@ -232,6 +232,9 @@ impl Interactive {
         };
         let mut acc = Acc::new(selected.selection.clone());
         acc.run_started = evidence.started();
+        if config.options.redact_matchers {
+            acc.matcher_view = Some(config.secrets.clone());
+        }
         let processes = Arc::new(ProcessOwner::new());
         let deadline = Deadline::after_ms(config.timeout_ms);
         let ending = |acc: Acc, evidence: Arc<Evidence>, processes: Arc<ProcessOwner>| {

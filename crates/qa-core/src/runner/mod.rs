@@ -211,6 +211,9 @@ pub async fn run(
     progress.emit(ProgressEvent::selected(&selection));
     let mut acc = Acc::new(selection);
     acc.run_started = evidence.started();
+    if req.options.redact_matchers {
+        acc.matcher_view = Some(req.secrets.clone());
+    }
 
     let mut cleanup = CleanupReport::default();
     if !selected.probe.available() {

@@ -32,6 +32,9 @@ pub(super) struct Acc {
     pub handoff: Option<BlockedHandoff>,
     /// When the run started (step start offsets are measured from it).
     pub run_started: std::time::Instant,
+    /// Matchers see text with these secrets redacted
+    /// ([`crate::RunOptions::redact_matchers`]).
+    pub matcher_view: Option<std::sync::Arc<crate::secrets::Secrets>>,
 }
 
 /// What assembling the result needs besides the record.
@@ -61,6 +64,7 @@ impl Acc {
             fail_stage: None,
             handoff: None,
             run_started: std::time::Instant::now(),
+            matcher_view: None,
         }
     }
 

@@ -124,8 +124,17 @@ pub(super) async fn run_recorded(
     let flow_bound = flow_deadline < own_deadline;
     let step_deadline = own_deadline.min(flow_deadline);
     let mut mismatch = None;
+    let view = acc.matcher_view.clone();
+    let mut only_in_secret = false;
+    let run = async {
+        match view {
+            Some(s) => crate::flow::redacted_view(s, run_step(session, step, step_deadline)).await,
+            None => (run_step(session, step, step_deadline).await, false),
+        }
+    };
     let end = tokio::select! {
-        r = run_step(session, step, step_deadline) => {
+        (r, hidden) = run => {
+            only_in_secret = hidden;
             for n in r.notes {
                 acc.note(Some(step.index + 1), super::record::observation_kind(&n, ObservationKind::Step), n.message);
             }
@@ -145,6 +154,11 @@ pub(super) async fn run_recorded(
             (StepStatus::TimedOut, Some(r), None)
         }
         StepEnd::Failed(code, r) => {
+            let r = if only_in_secret {
+                format!("{r} (the expectation holds only where a secret value is shown; matchers see secrets as {})", crate::secrets::REDACTED)
+            } else {
+                r
+            };
             if flow_deadline.expired() {
                 acc.timed_out = true;
             }
