@@ -30,8 +30,10 @@ fn holding_flow(dir: &Path) -> PathBuf {
 fn profile_in_use(ws: &Path) -> Option<PathBuf> {
     let runs = std::fs::read_dir(ws.join("runs")).ok()?;
     for r in runs.flatten() {
+        // The profile holds Chromium's `Default` directory once a browser
+        // was started on it (the run's holding step runs after that).
         let p = r.path().join("work/chromium-profile");
-        if p.join("DevToolsActivePort").exists() {
+        if p.join("Default").is_dir() {
             return Some(r.path().join("work"));
         }
     }
@@ -105,11 +107,12 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
     assert!(wait_until(Duration::from_secs(30), || !alive(wd as u64)));
     kill9(child.id());
     let _ = child.wait();
-    // Chromium outlives both (nothing ended it); end it by hand so the
-    // profile is not in use, and check the scratch is still there.
-    let port_file = work.join("chromium-profile/DevToolsActivePort");
+    // Chromium may outlive both (its DevTools pipe closed, it may be
+    // quitting); end it by hand so the profile is not in use, and check
+    // the scratch is still there.
+    let profile = work.join("chromium-profile/Default");
     assert!(
-        port_file.exists(),
+        profile.is_dir(),
         "scratch left at rest after the double kill"
     );
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
