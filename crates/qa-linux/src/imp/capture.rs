@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::composite::{ConnectionExt as _, Redirect};
 use x11rb::protocol::xproto::{
-    AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState, StackMode,
-    Window, WindowClass,
+    AtomEnum, ConfigureWindowAux, ConnectionExt as _, GetGeometryReply, ImageFormat, InputFocus,
+    MapState, StackMode, TranslateCoordinatesReply, Window, WindowClass,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
@@ -309,21 +309,29 @@ impl X11 {
         })
     }
 
-    /// The part of `w` a picture shows: its geometry without the
-    /// `_GTK_FRAME_EXTENTS` margins, and where that lies on the root window.
-    fn area_of(&self, w: Window) -> Result<Area, CaptureError> {
-        let g = self
-            .conn
+    /// `GetGeometry` of `w`.
+    fn geometry(&self, w: Window) -> XResult<GetGeometryReply> {
+        self.conn
             .get_geometry(w)
             .map_err(err("GetGeometry"))?
             .reply()
-            .map_err(err("GetGeometry"))?;
-        let at = self
-            .conn
-            .translate_coordinates(w, self.root, 0, 0)
+            .map_err(err("GetGeometry"))
+    }
+
+    /// Where `w`'s origin lies in `to` (`TranslateCoordinates`).
+    fn origin_in(&self, w: Window, to: Window) -> XResult<TranslateCoordinatesReply> {
+        self.conn
+            .translate_coordinates(w, to, 0, 0)
             .map_err(err("TranslateCoordinates"))?
             .reply()
-            .map_err(err("TranslateCoordinates"))?;
+            .map_err(err("TranslateCoordinates"))
+    }
+
+    /// The part of `w` a picture shows: its geometry without the
+    /// `_GTK_FRAME_EXTENTS` margins, and where that lies on the root window.
+    fn area_of(&self, w: Window) -> Result<Area, CaptureError> {
+        let g = self.geometry(w)?;
+        let at = self.origin_in(w, self.root)?;
         let [l, r, t, b] = self.frame_extents(w);
         let (gw, gh) = (u32::from(g.width), u32::from(g.height));
         let (l, t, width, height) = if l + r < gw && t + b < gh {
@@ -445,13 +453,7 @@ impl X11 {
     /// pixels until the application repaints there.
     fn just_covered(&self, top: Window, covered_now: bool) -> bool {
         let mut seen = self.covered_at.lock().unwrap_or_else(|p| p.into_inner());
-        let now = Instant::now();
-        if covered_now {
-            seen.insert(top, now);
-            return true;
-        }
-        seen.get(&top)
-            .is_some_and(|&at| now.duration_since(at) < REPAINT_GRACE)
+        within_grace(&mut seen, top, covered_now, Instant::now())
     }
 
     fn is_redirected(&self, top: Window) -> bool {
@@ -462,19 +464,8 @@ impl X11 {
     /// `w`'s own pixels in `area`, from the pixmap of its redirected
     /// top-level window `top` (which includes `top`'s border).
     fn read_own(&self, w: Window, top: Window, area: &Area) -> Result<RgbFrame, CaptureError> {
-        let at = self
-            .conn
-            .translate_coordinates(w, top, 0, 0)
-            .map_err(err("TranslateCoordinates"))?
-            .reply()
-            .map_err(err("TranslateCoordinates"))?;
-        let border = self
-            .conn
-            .get_geometry(top)
-            .map_err(err("GetGeometry"))?
-            .reply()
-            .map_err(err("GetGeometry"))?
-            .border_width as i16;
+        let at = self.origin_in(w, top)?;
+        let border = self.geometry(top)?.border_width as i16;
         let pixmap = self.conn.generate_id().map_err(err("generate_id"))?;
         self.conn
             .composite_name_window_pixmap(top, pixmap)
@@ -525,6 +516,22 @@ impl X11 {
         let rgb = bgrx_to_rgb(&img.data, width, height, lsb)?;
         Ok(RgbFrame { rgb, width, height })
     }
+}
+
+/// Whether `top` is covered `now` or was less than [`REPAINT_GRACE`] ago,
+/// recording a cover seen now in `seen`.
+fn within_grace(
+    seen: &mut HashMap<Window, Instant>,
+    top: Window,
+    covered_now: bool,
+    now: Instant,
+) -> bool {
+    if covered_now {
+        seen.insert(top, now);
+        return true;
+    }
+    seen.get(&top)
+        .is_some_and(|&at| now.saturating_duration_since(at) < REPAINT_GRACE)
 }
 
 /// A server grab, released (and the lock with it) when dropped.
@@ -692,6 +699,18 @@ mod tests {
         // Edge to edge: no shared pixel.
         assert!(!a.overlaps(&Rect::new(100, 0, 10, 10)));
         assert!(!a.overlaps(&Rect::new(0, -10, 10, 10)));
+    }
+
+    #[test]
+    fn a_window_just_left_by_a_cover_waits_out_the_grace() {
+        let mut seen = HashMap::new();
+        let t0 = Instant::now();
+        assert!(!within_grace(&mut seen, 1, false, t0));
+        assert!(within_grace(&mut seen, 1, true, t0));
+        assert!(within_grace(&mut seen, 1, false, t0 + REPAINT_GRACE / 2));
+        assert!(!within_grace(&mut seen, 1, false, t0 + REPAINT_GRACE));
+        // Another window is not affected.
+        assert!(!within_grace(&mut seen, 2, false, t0 + REPAINT_GRACE / 2));
     }
 
     #[test]
