@@ -171,7 +171,7 @@ impl Stop {
             }
         }
         #[cfg(not(unix))]
-        let _ = pid;
+        drop(pid);
     }
 
     /// `child`'s exit, if it has exited (reaping it under the lock).

@@ -189,6 +189,12 @@ impl DevToolsPipes {
             browser_out,
         })
     }
+
+    /// Our ends, once the browser is spawned with its own: the browser's
+    /// ends close here, or its exit would never end our reads.
+    fn ours(self) -> (std::fs::File, std::fs::File) {
+        (self.to_browser, self.from_browser)
+    }
 }
 
 /// `fd` moved to a descriptor ≥ 10 with close-on-exec set (so that moving
@@ -221,6 +227,59 @@ fn preferences(profile: &Path) {
     }
 }
 
+/// The DevTools pipes, set up to become the browser's fds 3 and 4 when
+/// `cmd` is spawned; the profile is written owner-only (umask 077).
+#[cfg(unix)]
+fn prepare_pipes(cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, DriverError> {
+    use std::os::fd::AsRawFd;
+    let pipes = DevToolsPipes::new().map_err(|e| {
+        DriverError::new(
+            WebCode::LaunchFailed,
+            format!("could not create the DevTools pipes: {e}"),
+        )
+    })?;
+    let (fd_in, fd_out) = (pipes.browser_in.as_raw_fd(), pipes.browser_out.as_raw_fd());
+    #[allow(unsafe_code)]
+    // SAFETY: umask(2) and dup2(2) are async-signal-safe; called between
+    // fork and exec on descriptors that stay open until the spawn returns.
+    unsafe {
+        cmd.pre_exec(move || {
+            // The profile is the run's private scratch (cookies, session
+            // state): Chromium writes it owner-only whatever the umask.
+            libc::umask(0o077);
+            // dup2 clears close-on-exec on 3 and 4 only.
+            if libc::dup2(fd_in, 3) < 0 || libc::dup2(fd_out, 4) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok(pipes)
+}
+
+/// The DevTools pipes are Unix-only so far (Windows needs handles).
+#[cfg(not(unix))]
+fn prepare_pipes(_cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, DriverError> {
+    Err(DriverError::new(
+        WebCode::LaunchFailed,
+        "the DevTools pipe is not implemented on this platform yet",
+    ))
+}
+
+/// Stands for the pipes where there are none yet.
+#[cfg(not(unix))]
+struct DevToolsPipes {
+    to_browser: std::fs::File,
+    from_browser: std::fs::File,
+}
+
+#[cfg(not(unix))]
+impl DevToolsPipes {
+    fn ours(self) -> (std::fs::File, std::fs::File) {
+        (self.to_browser, self.from_browser)
+    }
+}
+
 /// Launches Chromium through the run's process owner with its DevTools
 /// pipe, and waits until it answers on it.
 pub async fn launch(
@@ -237,38 +296,7 @@ pub async fn launch(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(false);
-    #[cfg(not(unix))]
-    return Err(DriverError::new(
-        WebCode::LaunchFailed,
-        "the DevTools pipe is not implemented on this platform yet",
-    ));
-    #[cfg(unix)]
-    let pipes = DevToolsPipes::new().map_err(|e| {
-        DriverError::new(
-            WebCode::LaunchFailed,
-            format!("could not create the DevTools pipes: {e}"),
-        )
-    })?;
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        let (fd_in, fd_out) = (pipes.browser_in.as_raw_fd(), pipes.browser_out.as_raw_fd());
-        #[allow(unsafe_code)]
-        // SAFETY: umask(2) and dup2(2) are async-signal-safe; called between
-        // fork and exec on descriptors that stay open until the spawn returns.
-        unsafe {
-            cmd.pre_exec(move || {
-                // The profile is the run's private scratch (cookies, session
-                // state): Chromium writes it owner-only whatever the umask.
-                libc::umask(0o077);
-                // dup2 clears close-on-exec on 3 and 4 only.
-                if libc::dup2(fd_in, 3) < 0 || libc::dup2(fd_out, 4) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    }
+    let pipes = prepare_pipes(&mut cmd)?;
     let mut child = processes.spawn(cmd, "chromium").map_err(|e| {
         DriverError::new(
             WebCode::LaunchFailed,
@@ -277,15 +305,7 @@ pub async fn launch(
         .with_remediation(CHROMIUM_REMEDIATION)
     })?;
     let pid = child.id().unwrap_or(0);
-    let DevToolsPipes {
-        to_browser,
-        from_browser,
-        browser_in,
-        browser_out,
-    } = pipes;
-    // The browser holds its ends now: ours must close, or its exit would
-    // never end our reads.
-    drop((browser_in, browser_out));
+    let (to_browser, from_browser) = pipes.ours();
     let (cdp, events) = Cdp::over_pipe(to_browser, from_browser)
         .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
     // Collect a bounded stderr tail in the background.
