@@ -4,7 +4,7 @@
 //! registered groups are ended; job-control groups and `setsid` descendants
 //! can escape. Group ids are not verified against reuse.
 
-use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, LeftProcess};
+use super::{watchdog, CleanupReport, CleanupStatus, EndedProcess, Ending, LeftProcess};
 use crate::deadline::Deadline;
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -64,9 +64,9 @@ impl Owner {
 
     pub(super) async fn end_all(&self, grace: Duration, deadline: Deadline) -> CleanupReport {
         let roots = std::mem::take(&mut *self.roots.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut how: Vec<Option<&'static str>> = roots
+        let mut how: Vec<Option<Ending>> = roots
             .iter()
-            .map(|(pid, _)| (!group_alive(*pid)).then_some("exited"))
+            .map(|(pid, _)| (!group_alive(*pid)).then_some(Ending::Exited))
             .collect();
         for ((pid, _), h) in roots.iter().zip(&how) {
             if h.is_none() {
@@ -74,7 +74,7 @@ impl Owner {
             }
         }
         let term_until = Deadline::after(grace).min(deadline);
-        let mut pending = |how: &mut Vec<Option<&'static str>>, label: &'static str| {
+        let pending = |how: &mut Vec<Option<Ending>>, label: Ending| {
             let mut any = false;
             for ((pid, _), h) in roots.iter().zip(how.iter_mut()) {
                 if h.is_none() {
@@ -87,17 +87,17 @@ impl Owner {
             }
             any
         };
-        while pending(&mut how, "SIGTERM") && !term_until.expired() {
+        while pending(&mut how, Ending::Sigterm) && !term_until.expired() {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        if pending(&mut how, "SIGTERM") {
+        if pending(&mut how, Ending::Sigterm) {
             for ((pid, _), h) in roots.iter().zip(&how) {
                 if h.is_none() {
                     signal_group(*pid, libc::SIGKILL);
                 }
             }
             let kill_until = Deadline::after(Duration::from_millis(500)).min(deadline);
-            while pending(&mut how, "SIGKILL") && !kill_until.expired() {
+            while pending(&mut how, Ending::Sigkill) && !kill_until.expired() {
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
         }
@@ -106,11 +106,7 @@ impl Owner {
             match h {
                 Some(h) => {
                     watchdog::del(pid);
-                    report.ended.push(EndedProcess {
-                        pid,
-                        label,
-                        how: h.into(),
-                    })
+                    report.ended.push(EndedProcess { pid, label, how: h })
                 }
                 None => report.left.push(LeftProcess {
                     pid,
