@@ -11,6 +11,13 @@
 //! parent using its child (or a child its parent) is not a sibling edge.
 //! Any strongly connected component of two or more siblings is a cycle,
 //! reported with one file:line witness per edge.
+//!
+//! It also enforces edges that must never exist, in the spirit of
+//! Chromium's and Playwright's `DEPS` lists ([`NEVER_CRATES`],
+//! [`NEVER_MODULES`]): a crate that depends on one it must not (read from
+//! each crate's `Cargo.toml`, dev-dependencies aside), and a module that
+//! names one it must not (qa-runner's report naming its runner). Each
+//! violation is reported with its reason and a witness.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -497,6 +504,165 @@ fn strongly_connected<'a>(graph: &HashMap<&'a str, Vec<&'a str>>) -> Vec<Vec<&'a
     s.out
 }
 
+/// The driver crates: none depends on another, nor on the binary.
+const DRIVERS: &[&str] = &["qa-web", "qa-tui", "qa-linux", "qa-windows", "qa-macos"];
+
+/// `(crate, dependency, why)`: a dependency that must never exist (`*`:
+/// any workspace crate). Dev-dependencies are not edges of the product.
+const NEVER_CRATES: &[(&str, &str, &str)] = &[
+    (
+        "qa-core",
+        "*",
+        "the contract depends on no driver and no tool: drivers read it in an afternoon",
+    ),
+    (
+        "*driver",
+        "*driver",
+        "drivers never depend on each other: what two share belongs in the contract",
+    ),
+    (
+        "*driver",
+        "qa-cli",
+        "a driver never depends on the binary that wires it",
+    ),
+    (
+        "*driver",
+        "qa-runner",
+        "a driver never depends on the runner (the conformance kit comes in as a dev-dependency)",
+    ),
+    (
+        "qa-desktop",
+        "*driver",
+        "the desktop layer is what drivers share; it never knows one of them",
+    ),
+    (
+        "qa-desktop",
+        "qa-runner",
+        "the desktop layer is part of what drivers read, not of the tool",
+    ),
+    (
+        "qa-runner",
+        "*driver",
+        "the runner drives every surface through the contract; the binary wires the drivers in",
+    ),
+];
+
+/// `(crate, from module, to module, why)`: module edges that must never
+/// exist.
+const NEVER_MODULES: &[(&str, &str, &str, &str)] = &[(
+    "qa-runner",
+    "report",
+    "runner",
+    "the report renders a finished result; it never runs anything",
+)];
+
+/// The workspace crates a crate's `Cargo.toml` depends on (normal and
+/// build dependencies, every target), with the line naming each.
+fn crate_dependencies(manifest: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for (i, line) in manifest.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            let section = t.trim_matches(|c| c == '[' || c == ']');
+            in_deps = (section.ends_with("dependencies") || section.contains("dependencies."))
+                && !section.contains("dev-dependencies");
+            continue;
+        }
+        if !in_deps {
+            continue;
+        }
+        let name: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        if name.starts_with("qa-") {
+            out.push((name, i + 1));
+        }
+    }
+    out
+}
+
+/// Whether `name` fits `pattern` (`*`, `*driver`, or a crate name).
+fn crate_fits(pattern: &str, name: &str) -> bool {
+    match pattern {
+        "*" => name.starts_with("qa-"),
+        "*driver" => DRIVERS.contains(&name),
+        p => p == name,
+    }
+}
+
+/// Whether module `m` (its first component) is the top-level module
+/// `pattern`.
+fn module_fits(pattern: &str, m: &ModPath) -> bool {
+    m.first().is_some_and(|top| top == pattern)
+}
+
+/// Every "never" edge present in the workspace at `root`, each with its
+/// reason and witness.
+pub fn never_edges(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for src in workspace_sources(root) {
+        let Some(dir) = src.parent() else { continue };
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let manifest = dir.join("Cargo.toml");
+        let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+        if let Ok(text) = std::fs::read_to_string(&manifest) {
+            for (dep, line) in crate_dependencies(&text) {
+                if dep == name {
+                    continue;
+                }
+                for (from, to, why) in NEVER_CRATES {
+                    if crate_fits(from, &name) && crate_fits(to, &dep) {
+                        out.push(format!(
+                            "{name} must never depend on {dep} ({}:{line}): {why}",
+                            rel(&manifest)
+                        ));
+                    }
+                }
+            }
+        }
+        let rules: Vec<_> = NEVER_MODULES.iter().filter(|r| r.0 == name).collect();
+        if rules.is_empty() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let modules: BTreeSet<ModPath> = files.iter().filter_map(|f| module_of(&src, f)).collect();
+        let mut seen = BTreeSet::new();
+        for f in &files {
+            let (Some(m), Ok(text)) = (module_of(&src, f), std::fs::read_to_string(f)) else {
+                continue;
+            };
+            for r in references(f, &m, &text) {
+                let mut target = r.to.clone();
+                while !target.is_empty() && !modules.contains(&target) {
+                    target.pop();
+                }
+                for (_, from, to, why) in &rules {
+                    if module_fits(from, &r.from)
+                        && module_fits(to, &target)
+                        && r.from.first() != target.first()
+                        && seen.insert((r.from[0].clone(), target[0].clone()))
+                    {
+                        out.push(format!(
+                            "{name}: {} must never name {} ({}:{}): {why}",
+                            r.from.join("::"),
+                            target.join("::"),
+                            rel(&r.file),
+                            r.line
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Every crate's `src/` in the workspace.
 pub fn workspace_sources(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -513,7 +679,7 @@ pub fn workspace_sources(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Checks every crate; prints the cycles found.
+/// Checks every crate; prints the cycles and "never" edges found.
 pub fn check(root: &Path) -> bool {
     let mut ok = true;
     for src in workspace_sources(root) {
@@ -522,8 +688,14 @@ pub fn check(root: &Path) -> bool {
             eprintln!("xtask imports: {}: {c}", src.display());
         }
     }
+    for e in never_edges(root) {
+        ok = false;
+        eprintln!("xtask imports: {e}");
+    }
     if ok {
-        println!("xtask imports: no import cycles inside any crate");
+        println!(
+            "xtask imports: no import cycles inside any crate, and no edge that must never exist"
+        );
     }
     ok
 }
@@ -595,6 +767,85 @@ mod tests {
             cycles[0]
         );
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_never_edge_between_crates_or_modules_fails() {
+        let d = temp("never");
+        let krate = |name: &str, deps: &str| {
+            write(
+                &d,
+                &format!("crates/{name}/Cargo.toml"),
+                &format!("[package]\nname = \"{name}\"\n\n[dependencies]\n{deps}\n[dev-dependencies]\nqa-web.workspace = true\n"),
+            );
+            write(&d, &format!("crates/{name}/src/lib.rs"), "");
+        };
+        krate("qa-core", "serde.workspace = true\n");
+        krate("qa-runner", "qa-core.workspace = true\n");
+        krate("qa-tui", "qa-core.workspace = true\n");
+        krate("qa-web", "qa-core.workspace = true\n");
+        std::fs::create_dir_all(d.join("xtask/src")).unwrap();
+        write(
+            &d,
+            "crates/qa-runner/src/lib.rs",
+            "mod flow;\nmod report;\nmod runner;\n",
+        );
+        write(&d, "crates/qa-runner/src/flow.rs", "pub struct Flow;\n");
+        write(
+            &d,
+            "crates/qa-runner/src/runner.rs",
+            "use crate::flow::Flow;\n",
+        );
+        write(
+            &d,
+            "crates/qa-runner/src/report.rs",
+            "use crate::flow::Flow;\n",
+        );
+        // Dev-dependencies and the runner's other edges are fine.
+        assert_eq!(never_edges(&d), Vec::<String>::new());
+        // A driver on another driver, the contract on the runner, the
+        // report naming the runner: each fails with its reason.
+        krate(
+            "qa-tui",
+            "qa-core.workspace = true\nqa-web = { path = \"../qa-web\" }\n",
+        );
+        krate(
+            "qa-core",
+            "serde.workspace = true\nqa-runner.workspace = true\n",
+        );
+        write(
+            &d,
+            "crates/qa-runner/src/report.rs",
+            "use crate::runner::go;\n",
+        );
+        let found = never_edges(&d);
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(
+            found.iter().any(|e| e
+                .starts_with("qa-tui must never depend on qa-web (crates/qa-tui/Cargo.toml:6)")
+                && e.contains("drivers never depend on each other")),
+            "{found:#?}"
+        );
+        assert!(
+            found.iter().any(|e| e.starts_with(
+                "qa-core must never depend on qa-runner (crates/qa-core/Cargo.toml:6)"
+            )),
+            "{found:#?}"
+        );
+        assert!(
+            found.iter().any(|e| e.starts_with(
+                "qa-runner: report must never name runner (crates/qa-runner/src/report.rs:1)"
+            )),
+            "{found:#?}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn the_workspace_has_no_never_edges() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let found = never_edges(root);
+        assert!(found.is_empty(), "never edges:\n{}", found.join("\n"));
     }
 
     #[test]

@@ -6,11 +6,14 @@
 //!   (`--repeat N`: run it N times and list every test that failed in any run)
 //! - `cargo xtask ci`       `test` plus formatting and clippy checks
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
+//! - `cargo xtask cross-check` type-check and lint every crate for
+//!   `x86_64-pc-windows-msvc` and `aarch64-apple-darwin` (see `cross.rs`)
 //! - `cargo xtask bench`    ui-qa and peer tools side by side, interleaved
 //!   over rounds: `bench [web|tui|desktop|all] [--rounds N]` (medians and
 //!   the ratio of ui-qa to the fastest peer; see `bench/mod.rs`)
 
 mod bench;
+mod cross;
 mod imports;
 mod repeat;
 
@@ -90,10 +93,16 @@ fn installed(pkg: &str) -> bool {
 }
 
 fn deps() -> bool {
-    let names: Vec<&str> = DEBIAN_PACKAGES.iter().map(|(n, _)| *n).collect();
+    install(DEBIAN_PACKAGES, "deps")
+}
+
+/// Installs whichever of `packages` are missing (apt-get, as root); `who`
+/// names the command in messages.
+fn install(packages: &[(&str, &str)], who: &str) -> bool {
+    let names: Vec<&str> = packages.iter().map(|(n, _)| *n).collect();
     if !Path::new("/usr/bin/dpkg-query").exists() {
-        eprintln!("xtask deps: this is not a Debian-based host; install the equivalents of:");
-        for (n, why) in DEBIAN_PACKAGES {
+        eprintln!("xtask {who}: this is not a Debian-based host; install the equivalents of:");
+        for (n, why) in packages {
             eprintln!("  {n:20} {why}");
         }
         return true;
@@ -101,12 +110,12 @@ fn deps() -> bool {
     let missing: Vec<&str> = names.iter().copied().filter(|p| !installed(p)).collect();
     if missing.is_empty() {
         eprintln!(
-            "xtask deps: all {} Debian packages are installed",
+            "xtask {who}: all {} Debian packages are installed",
             names.len()
         );
         return true;
     }
-    eprintln!("xtask deps: installing {}", missing.join(" "));
+    eprintln!("xtask {who}: installing {}", missing.join(" "));
     // SAFETY-free check for root: apt-get needs it.
     let is_root = Command::new("id")
         .arg("-u")
@@ -115,7 +124,7 @@ fn deps() -> bool {
         .unwrap_or(false);
     if !is_root {
         eprintln!(
-            "xtask deps: not root; run: sudo apt-get install -y {}",
+            "xtask {who}: not root; run: sudo apt-get install -y {}",
             missing.join(" ")
         );
         return false;
@@ -127,7 +136,7 @@ fn deps() -> bool {
             .args(&missing));
     if !ok {
         eprintln!(
-            "xtask deps: install failed; run by hand: apt-get install -y {}",
+            "xtask {who}: install failed; run by hand: apt-get install -y {}",
             missing.join(" ")
         );
     }
@@ -138,9 +147,12 @@ fn schemas() -> bool {
     let dir = root().join("schemas");
     std::fs::create_dir_all(&dir).expect("schemas dir");
     let files = [
-        ("flow.schema.json", qa_core::schema::flow_schema_json()),
-        ("result.schema.json", qa_core::schema::result_schema_json()),
-        ("auth.schema.json", qa_core::schema::auth_schema_json()),
+        ("flow.schema.json", qa_runner::schema::flow_schema_json()),
+        (
+            "result.schema.json",
+            qa_runner::schema::result_schema_json(),
+        ),
+        ("auth.schema.json", qa_runner::schema::auth_schema_json()),
     ];
     for (name, text) in files {
         let p = dir.join(name);
@@ -210,6 +222,7 @@ fn deny() -> bool {
 fn ci() -> bool {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
         && imports::check(&root())
+        && cross::check(&root())
         && run(cargo().args([
             "clippy",
             "--workspace",
@@ -243,9 +256,10 @@ fn main() -> ExitCode {
             }
         },
         Some("imports") => imports::check(&root()),
+        Some("cross-check") => cross::check(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <deps|schemas|test|ci|deny|bench|imports>\n\
+                "usage: cargo xtask <deps|schemas|test|ci|deny|bench|imports|cross-check>\n\
                  \n  deps     install the Debian packages the tests need (idempotent)\
                  \n  schemas  regenerate schemas/*.schema.json from the Rust types\
                  \n  test     deps, then build and run the whole test suite\
@@ -254,7 +268,9 @@ fn main() -> ExitCode {
                  \n  deny     cargo-deny: licenses, bans, sources (deny.toml)\
                  \n  bench    ui-qa vs peer tools, interleaved rounds, medians and ratios\
                  \n           ([web|tui|desktop|all] [--rounds N]; default all, 3 rounds)\
-                 \n  imports  fail on an import cycle between modules of any crate"
+                 \n  imports  fail on an import cycle between modules of any crate\
+                 \n  cross-check  type-check and lint every crate for Windows and macOS\
+                 \n           (installs Debian's rustc-web toolchain when missing)"
             );
             return ExitCode::from(2);
         }

@@ -4,7 +4,7 @@
 //! `cargo run -p qa-cli --example built_flow`
 
 use qa_core::flow::build::{FlowBuilder, StepSpec};
-use qa_core::progress::NoProgress;
+use qa_runner::progress::NoProgress;
 use std::sync::Arc;
 
 #[tokio::main]
@@ -19,9 +19,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .step(StepSpec::assert_no_screen_text("error"));
     println!("{}", flow.text());
     let workspace = std::env::temp_dir().join("ui-qa-examples");
-    let request = qa_core::runner::RunRequest::from_builder(&flow, workspace)?;
+    let request = qa_runner::runner::RunRequest::from_builder(&flow, workspace)?;
     let drivers: Vec<Arc<dyn qa_core::SurfaceDriver>> = vec![Arc::new(qa_tui::TuiDriver::new())];
-    let result = qa_core::runner::run(&drivers, request, &NoProgress).await?;
+    let result = qa_runner::runner::run(&drivers, request, &NoProgress).await?;
     println!(
         "{:?}: {} steps; result in {}",
         result.status,

@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p qa-cli --example desktop_tree -- gnome-calculator`
 
-use qa_core::runner::interactive::{Interactive, SessionConfig};
+use qa_runner::runner::interactive::{Interactive, SessionConfig};
 use serde_json::json;
 use std::sync::Arc;
 

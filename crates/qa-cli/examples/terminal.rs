@@ -4,7 +4,7 @@
 //! `cargo run -p qa-cli --example terminal`
 
 use qa_core::flow::build::StepSpec;
-use qa_core::runner::interactive::{Interactive, On, SessionConfig};
+use qa_runner::runner::interactive::{Interactive, On, SessionConfig};
 use std::sync::Arc;
 
 #[tokio::main]
@@ -13,6 +13,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let target = serde_json::json!({ "command": { "argv": ["sh"], "env": { "PS1": "$ " } } });
     let config = SessionConfig::new(std::env::temp_dir().join("ui-qa-examples"));
     let mut s = Interactive::start(&drivers, target, config).await?;
+    // Type once the shell shows its prompt (typed earlier, the text would
+    // be echoed before the prompt).
+    s.act(On::Nothing, StepSpec::wait_for_text("$")).await?;
     s.act(On::Nothing, StepSpec::send_text("echo $((6 * 7))"))
         .await?;
     s.act(On::Nothing, StepSpec::send_keys(["Enter"])).await?;

@@ -6,7 +6,7 @@
 
 use qa_core::flow::build::StepSpec;
 use qa_core::flow::Locator;
-use qa_core::runner::interactive::{Interactive, On, SessionConfig};
+use qa_runner::runner::interactive::{Interactive, On, SessionConfig};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -37,7 +37,7 @@ enum AuthCommand {
 /// Runs the command; returns the exit code.
 pub fn run(args: &AuthArgs) -> u8 {
     match &args.command {
-        AuthCommand::List { json, workspace } => match qa_core::auth::list(workspace) {
+        AuthCommand::List { json, workspace } => match qa_runner::auth::list(workspace) {
             Ok(list) => {
                 if *json {
                     crate::console::write(format_args!(
@@ -45,7 +45,7 @@ pub fn run(args: &AuthArgs) -> u8 {
                         serde_json::to_string_pretty(&list).expect("json")
                     ));
                 } else if list.is_empty() {
-                    let file = qa_core::auth::auth_file_path(workspace);
+                    let file = qa_runner::auth::auth_file_path(workspace);
                     crate::console::write(format_args!(
                         "no auth profiles ({} {})\n",
                         file.display(),
@@ -76,9 +76,9 @@ pub fn run(args: &AuthArgs) -> u8 {
             }
             Err(b) => refused(&b),
         },
-        AuthCommand::Init { workspace } => match qa_core::auth::init(workspace) {
+        AuthCommand::Init { workspace } => match qa_runner::auth::init(workspace) {
             Ok(created) => {
-                let file = qa_core::auth::auth_file_path(workspace);
+                let file = qa_runner::auth::auth_file_path(workspace);
                 eprintln!(
                     "{} {} — a person fills in the values (mode 0600; `ui-qa guide --backend browser --topic auth`)",
                     if created { "created" } else { "left as it is:" },

@@ -8,8 +8,8 @@ use qa_core::driver::RunOptions;
 use qa_core::observe::{locator_text, Observation};
 use qa_core::recording::RecordMode;
 use qa_core::result::RunStatus;
-use qa_core::runner::interactive::{Interactive, On, SessionConfig, SessionError};
 use qa_core::Secrets;
+use qa_runner::runner::interactive::{Interactive, On, SessionConfig, SessionError};
 
 /// How long opening and reading the page may take.
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
@@ -42,7 +42,8 @@ pub async fn run(
         }
     };
     // A private scratch workspace: inspecting keeps no run.
-    let ws = std::env::temp_dir().join(format!("ui-qa-inspect-{}", qa_core::runner::new_run_id()));
+    let ws =
+        std::env::temp_dir().join(format!("ui-qa-inspect-{}", qa_runner::runner::new_run_id()));
     let mut config = SessionConfig::new(&ws);
     config.options = RunOptions {
         video: Some(RecordMode::Off),

@@ -19,12 +19,15 @@ fn refuse_symlink(p: &Path) -> io::Result<()> {
 
 /// Creates the directory `p` (0700); fails if it exists.
 pub fn create_dir(p: &Path) -> io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
     #[cfg(unix)]
-    {
+    let b = {
         use std::os::unix::fs::DirBuilderExt;
+        let mut b = std::fs::DirBuilder::new();
         b.mode(0o700);
-    }
+        b
+    };
+    #[cfg(not(unix))]
+    let b = std::fs::DirBuilder::new();
     b.create(p)
 }
 

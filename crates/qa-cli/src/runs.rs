@@ -24,7 +24,16 @@ fn generated_id(name: &str) -> bool {
 }
 
 /// Points `runs/latest` at `run_dir` (a relative symlink, replaced
+/// atomically). Unix only: creating a symlink on Windows needs a privilege
+/// most accounts lack, so there is no `latest` link there.
+#[cfg(not(unix))]
+pub fn mark_latest(_run_dir: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Points `runs/latest` at `run_dir` (a relative symlink, replaced
 /// atomically).
+#[cfg(unix)]
 pub fn mark_latest(run_dir: &Path) -> std::io::Result<()> {
     let (Some(runs), Some(name)) = (run_dir.parent(), run_dir.file_name()) else {
         return Ok(());

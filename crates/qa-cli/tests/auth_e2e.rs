@@ -262,14 +262,14 @@ fn every_profile_type_signs_in_and_no_secret_leaves_the_runner() {
     }
     let mut control = 0;
     for img in &images {
-        let text = qa_core::ocr::text_of(img);
-        let folded = qa_core::ocr::fold(&text);
-        if folded.contains(&qa_core::ocr::fold("Signed in")) {
+        let text = qa_runner::ocr::text_of(img);
+        let folded = qa_runner::ocr::fold(&text);
+        if folded.contains(&qa_runner::ocr::fold("Signed in")) {
             control += 1;
         }
         for s in &secrets {
             assert!(
-                !folded.contains(&qa_core::ocr::fold(s)),
+                !folded.contains(&qa_runner::ocr::fold(s)),
                 "{} shows a secret: {text}",
                 img.display()
             );

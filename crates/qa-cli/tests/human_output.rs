@@ -68,7 +68,7 @@ fn check_reports_every_mistake_with_a_suggestion() {
         ),
         (
             "desktop.jsonc",
-            "{\n  \"target\": { \"application\": { \"launch\": { \"argv\": [\"gtk4-demo\"] } } },\n  \"steps\": [\n    { \"action\": \"activate\", \"locator\": { \"role\": \"push button\", \"name\": \"Run\" } },\n    { \"action\": \"activate\", \"locator\": { \"role\": \"pushbutton\", \"name\": \"Run\" } }\n  ]\n}\n",
+            "{\n  \"target\": { \"application\": { \"launch\": { \"argv\": [\"gtk4-demo\"] } } },\n  \"steps\": [\n    { \"action\": \"activate\", \"locator\": { \"role\": \"push button\", \"name\": \"Run\" } },\n    { \"action\": \"activate\", \"locator\": { \"role\": \"push buton\", \"name\": \"Run\" } }\n  ]\n}\n",
         ),
         (
             "terminal.jsonc",

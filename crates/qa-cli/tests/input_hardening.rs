@@ -408,22 +408,27 @@ fn a_closed_stderr_does_not_change_the_outcome() {
 /// Runs `ui-qa ARGS…` to its end (a wide "must not hang" bound: killed
 /// and failed past it).
 fn run_bounded(args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = ui_qa()
+    let child = ui_qa()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
-            let _ = child.kill();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
             panic!("ui-qa {args:?} hung");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    child.wait_with_output().unwrap()
 }
 
 #[cfg(unix)]

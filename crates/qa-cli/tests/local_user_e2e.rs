@@ -35,6 +35,18 @@ fn descendants(root: u32) -> Vec<u32> {
     out
 }
 
+/// The real uid of `pid`.
+fn uid_of(pid: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("Uid:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 /// `(port, pid)` of every listening TCP socket (`ss -ltnpH`).
 fn listeners() -> Vec<(u16, u32)> {
     let o = Command::new("ss").args(["-ltnpH"]).output().unwrap();
@@ -181,13 +193,37 @@ setTimeout(poll, 1000);
         .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
         .unwrap_or(false);
     if root {
-        for (what, proxy) in [("directly", None), ("through the proxy", Some(proxy_port))] {
-            let (answered, body) = curl(Some(65534), &url("/index.html"), proxy);
-            assert!(!answered, "another user was answered {what}: {body}");
+        // As root, the browser runs as a user of its own, sandboxed: a
+        // taken-over browser holds neither root's files nor its rights.
+        let chromium: Vec<u32> = browser
+            .iter()
+            .copied()
+            .filter(|p| proc_stat(*p).is_some_and(|(c, _, _)| c.contains("chrom")))
+            .collect();
+        let uids: std::collections::BTreeSet<u32> =
+            chromium.iter().filter_map(|p| uid_of(*p)).collect();
+        assert_eq!(uids.len(), 1, "browser processes' uids: {uids:?}");
+        let browser_uid = *uids.iter().next().unwrap();
+        assert!(browser_uid != 0 && browser_uid != 65534, "{browser_uid}");
+        for p in &chromium {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            assert!(
+                !String::from_utf8_lossy(&cmd).contains("--no-sandbox"),
+                "Chromium runs without its sandbox: {}",
+                String::from_utf8_lossy(&cmd)
+            );
         }
-        // The same request as the run's user is answered (the refusal is
-        // about who asks).
-        let (answered, body) = curl(None, &url("/index.html"), Some(proxy_port));
+        // Neither root's other processes nor another user reach the run's
+        // listeners.
+        for (who, uid) in [("root", None), ("another user", Some(65534))] {
+            let (answered, body) = curl(uid, &url("/index.html"), Some(proxy_port));
+            assert!(!answered, "{who} was answered through the proxy: {body}");
+        }
+        let (answered, body) = curl(Some(65534), &url("/index.html"), None);
+        assert!(!answered, "another user was answered directly: {body}");
+        // The same request as the browser's user is answered (the refusal
+        // is about who asks).
+        let (answered, body) = curl(Some(browser_uid), &url("/index.html"), Some(proxy_port));
         assert!(answered && body.starts_with("200"), "{body}");
     } else {
         eprintln!("not root: the other-user requests are checked only as root (CI runs as root)");
@@ -204,4 +240,91 @@ setTimeout(poll, 1000);
     });
     assert_eq!(r["status"], "PASSED", "{r:#}");
     assert!(Path::new(&ws).join("runs").is_dir());
+}
+
+/// A host where Chromium's sandbox cannot work (no user namespaces, no
+/// setuid helper: Chromium says "No usable sandbox" and exits) still runs
+/// the flow: the browser starts again without the sandbox — as its own
+/// unprivileged user when ui-qa is root — and the result says so.
+///
+/// The refusal is Chromium's own message, replayed by a wrapper in front of
+/// the real browser, because this host's sandbox does work.
+#[test]
+fn without_a_usable_sandbox_the_browser_runs_unsandboxed_and_the_result_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let chromium = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Chromium is installed (cargo xtask deps)");
+    let wrapper = tools.join("chromium-without-sandbox");
+    std::fs::write(
+        &wrapper,
+        format!(
+            r#"#!/bin/sh
+for a in "$@"; do
+  if [ "$a" = --no-sandbox ]; then
+    id -u > {log}
+    exec {chromium} "$@"
+  fi
+done
+echo "[1:1:FATAL:zygote_host_impl_linux.cc(128)] No usable sandbox! (replayed by the test)" >&2
+exit 1
+"#,
+            log = tools.join("uid").display()
+        ),
+    )
+    .unwrap();
+    // The browser's user (as root, not this one) runs the wrapper and
+    // leaves its uid beside it.
+    for (p, mode) in [
+        (dir.path(), 0o755),
+        (tools.as_path(), 0o777),
+        (wrapper.as_path(), 0o755),
+    ] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<h1>hello</h1>").unwrap();
+    let flow = dir.path().join("hello.jsonc");
+    std::fs::write(
+        &flow,
+        r#"{"target":{"serve":"site","url":"/index.html"},
+            "steps":[{"action":"assertText","locator":{"role":"heading"},"equals":"hello"}]}"#,
+    )
+    .unwrap();
+    let wrapper_arg = wrapper.display().to_string();
+    let (_, r) = common::run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--video", "off", "--browser", &wrapper_arg],
+        |c| {
+            c.stdin(Stdio::null());
+        },
+    );
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+    let said = r["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["message"].as_str())
+        .find(|m| m.contains("sandbox cannot work on this host"))
+        .unwrap_or_else(|| panic!("no note about the sandbox: {r:#}"))
+        .to_string();
+    let uid: u32 = std::fs::read_to_string(tools.join("uid"))
+        .expect("the browser started with --no-sandbox")
+        .trim()
+        .parse()
+        .unwrap();
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if root {
+        assert!(uid != 0, "the unsandboxed browser ran as root");
+        assert!(said.contains(&format!("uid {uid}")), "{said}");
+    }
 }

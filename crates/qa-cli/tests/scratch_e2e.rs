@@ -61,6 +61,13 @@ fn start(ws: &Path, flow: &Path) -> std::process::Child {
         .unwrap()
 }
 
+/// Where the run's browser profile really is: `work/chromium-profile`, or
+/// the directory it links to when the browser runs as its own user (root).
+fn real_profile(work: &Path) -> PathBuf {
+    let p = work.join("chromium-profile");
+    std::fs::read_link(&p).unwrap_or(p)
+}
+
 fn kill9(pid: u32) {
     Command::new("kill")
         .args(["-KILL", &pid.to_string()])
@@ -89,12 +96,18 @@ fn start_holding() -> (tempfile::TempDir, PathBuf, std::process::Child, PathBuf)
 #[test]
 fn the_watchdog_removes_the_scratch_of_a_killed_run() {
     let (_dir, _ws, mut child, work) = start_holding();
+    let profile = real_profile(&work);
     kill9(child.id());
     let _ = child.wait();
     assert!(
         wait_until(Duration::from_secs(60), || !work.exists()),
         "the killed run's scratch is still at rest: {}",
         work.display()
+    );
+    assert!(
+        wait_until(Duration::from_secs(60), || !profile.exists()),
+        "the killed run's browser profile is still at rest: {}",
+        profile.display()
     );
 }
 
@@ -110,21 +123,31 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
     // Chromium may outlive both (its DevTools pipe closed, it may be
     // quitting); end it by hand so the profile is not in use, and check
     // the scratch is still there.
-    let profile = work.join("chromium-profile/Default");
+    let profile = real_profile(&work);
     assert!(
-        profile.is_dir(),
+        profile.join("Default").is_dir(),
         "scratch left at rest after the double kill"
     );
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
             continue;
         };
-        if std::fs::read(format!("/proc/{pid}/cmdline"))
-            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&work.display().to_string()))
-        {
+        if std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+            let c = String::from_utf8_lossy(&c);
+            c.contains(&work.display().to_string()) || c.contains(&profile.display().to_string())
+        }) {
             kill9(pid);
         }
     }
+    // Its processes are gone before the sweep (a browser still running
+    // would make its profile directory again).
+    assert!(wait_until(Duration::from_secs(30), || {
+        std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
+            std::fs::read(e.path().join("cmdline")).map_or(true, |c| {
+                !String::from_utf8_lossy(&c).contains(&profile.display().to_string())
+            })
+        })
+    }));
     // The next run in the same workspace removes it before it starts.
     let quick = write(
         dir.path(),
@@ -134,4 +157,9 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
     let (code, r) = common::run_json(&quick, &ws, &[], |_| {});
     assert_eq!(code, 0, "{r:#}");
     assert!(!work.exists(), "the orphaned scratch was not swept");
+    assert!(
+        !profile.exists(),
+        "the orphaned browser profile was not swept: {}",
+        profile.display()
+    );
 }

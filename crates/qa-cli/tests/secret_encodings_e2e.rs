@@ -179,3 +179,89 @@ fn a_secret_split_across_elements_leaves_no_text_evidence() {
         assert!(!String::from_utf8_lossy(&o.stderr).contains(half));
     }
 }
+
+/// Every string value of `v` with its JSON pointer.
+fn string_values(v: &Value, at: String, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) => out.push((at, s.clone())),
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                string_values(x, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o {
+                string_values(x, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A secret equal to a word of the result format itself — a field name
+/// (`status`) or an enum value (`FAILED`) — never makes the result fall
+/// back to its unredacted text: the program's output quoting the secret is
+/// redacted in `--json` and `result.json`; where redacting would turn an
+/// enum word into something unreadable, the details are withheld and the
+/// result says so. The only places the word may stand are the format's own
+/// keys and enum values.
+#[test]
+fn a_secret_equal_to_a_word_of_the_result_format_is_never_written_unredacted() {
+    for (secret, withheld) in [("status", false), ("FAILED", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let flow = write(
+            dir.path(),
+            "word.jsonc",
+            r#"{ "name": "format word", "viewport": { "cols": 80, "rows": 8 },
+                 "target": { "command": { "argv": ["sh", "-c", "printf 'job %s here\\nDONE\\n' \"$WORD\""],
+                                          "env": { "WORD": "${secret}" } } },
+                 "steps": [ { "action": "waitForText", "text": "DONE", "timeoutMs": 10000 },
+                            { "action": "assertText", "text": "never printed", "timeoutMs": 2000 } ] }"#
+                .replace("${secret}", secret)
+                .as_str(),
+        );
+        let (code, r) = common::run_json(
+            &flow,
+            &dir.path().join("ws"),
+            &["--video", "off", "--secret-env", "E2E_FORMAT_WORD"],
+            |c| {
+                c.env("E2E_FORMAT_WORD", secret);
+            },
+        );
+        assert_eq!(code, 1, "{secret}: {r:#}");
+        // stdout is redacted once more as text: the word is nowhere in it.
+        assert!(
+            !r.to_string().contains(secret),
+            "{secret}: --json shows the secret: {r:#}"
+        );
+        let run_dir = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+        let file: Value =
+            serde_json::from_slice(&std::fs::read(run_dir.join("result.json")).unwrap()).unwrap();
+        assert_eq!(file["status"], "FAILED", "{secret}");
+        for (what, doc) in [("--json", &r), ("result.json", &file)] {
+            let mut values = Vec::new();
+            string_values(doc, String::new(), &mut values);
+            for (at, s) in &values {
+                if s.contains(secret) {
+                    assert!(
+                        s == secret && at.ends_with("/status"),
+                        "{secret}: {what} {at} holds the secret unredacted: {s:?}"
+                    );
+                }
+            }
+            let reason = doc["reason"].as_str().unwrap_or("");
+            assert!(
+                reason.contains("job [REDACTED] here") && reason.contains("DONE"),
+                "{secret}: {what}: the reason quotes the screen, redacted: {reason}"
+            );
+            let said_withheld = doc["observations"].as_array().unwrap().iter().any(|n| {
+                n["kind"] == "evidenceWithheld"
+                    && n["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("result's details were withheld")
+            });
+            assert_eq!(said_withheld, withheld, "{secret}: {what}: {doc:#}");
+        }
+    }
+}

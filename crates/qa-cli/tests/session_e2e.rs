@@ -1,4 +1,4 @@
-//! Interactive sessions through the Rust API (`qa_core::runner::interactive`)
+//! Interactive sessions through the Rust API (`qa_runner::runner::interactive`)
 //! against the loopback fixture app in real Chromium: observe → act by
 //! reference → a stale reference refused → finish with the same result
 //! document and evidence as a flow run; the exported flow passes under
@@ -9,8 +9,8 @@ mod common;
 use common::{bin, App};
 use qa_core::recording::RecordMode;
 use qa_core::result::{RunStatus, StepStatus};
-use qa_core::runner::interactive::{Interactive, On, SessionConfig, SessionError};
 use qa_core::SurfaceDriver;
+use qa_runner::runner::interactive::{Interactive, On, SessionConfig, SessionError};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -151,22 +151,43 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
     assert_eq!(r["status"], "PASSED");
     assert_clean(&r, &["chromium"]);
     let v = videos(&r);
-    assert_eq!(v.len(), 1, "one video: {v:?}");
+    assert_eq!(
+        v.len(),
+        1,
+        "one video: {v:?}; observations {:#}",
+        r["observations"]
+    );
     let (file, art) = &v[0];
     assert!(file.ends_with("/artifacts/videos/page.webm"), "{file}");
     let (w, h, frames, duration) = probe(file);
     assert_eq!((w, h), (VIEW_W, VIEW_H), "frame size = the viewport");
     assert!(frames >= 10, "{frames} frames");
-    // The video spans the steps: from the first step's start to the end.
+    // The video spans the steps: from the first step's start to the end —
+    // unless the encoder fell behind on a busy machine and was stopped near
+    // the cleanup deadline, which the result must then say (the video ends
+    // where it had got to, and what it holds is checked below).
     let steps = r["steps"].as_array().unwrap();
     let first = steps[0]["startedMs"].as_u64().unwrap();
     let last = steps.last().unwrap();
     let end = last["startedMs"].as_u64().unwrap() + last["durationMs"].as_u64().unwrap();
     let step_time = (end - first) as f64 / 1000.0;
-    assert!(
-        (duration - step_time).abs() <= 0.2 * step_time,
-        "video {duration:.2} s vs steps {step_time:.2} s"
-    );
+    let cut_short = r["observations"].as_array().unwrap().iter().any(|o| {
+        o["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the video ends where it had got to"))
+    });
+    if cut_short {
+        assert!(
+            duration < step_time,
+            "a video said to be cut short spans {duration:.2} s of {step_time:.2} s"
+        );
+    } else {
+        assert!(
+            (duration - step_time).abs() <= 0.2 * step_time,
+            "video {duration:.2} s vs steps {step_time:.2} s; observations {:#}",
+            r["observations"]
+        );
+    }
     let distinct = distinct_frames(file);
     assert!(distinct >= 10, "{distinct} distinct frames");
     // Where the video starts on the run's timeline.
@@ -176,12 +197,15 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
         "{video_start} vs first step {first}"
     );
     // After the last step the visualizer's marks are gone (they clear
-    // within the post-action settle): nothing of the marker colour remains.
+    // within the post-action settle): nothing of the marker colour remains
+    // (in a video that reaches the end).
     let at = |ms: u64| (ms.saturating_sub(video_start)) as f64 / 1000.0;
-    assert_eq!(
-        marker_pixels(&frame_at(file, (duration - 0.03).max(0.0))),
-        0
-    );
+    if !cut_short {
+        assert_eq!(
+            marker_pixels(&frame_at(file, (duration - 0.03).max(0.0))),
+            0
+        );
+    }
     // During the first click's step: the visualizer's pulse at the click
     // point (it lasts 420 ms; the step's settle lasts until it is gone).
     let click = &steps[0];

@@ -45,16 +45,6 @@ impl Backend {
             Backend::Desktop => "desktop",
         }
     }
-
-    /// Parses a backend name.
-    pub fn parse(s: &str) -> Option<Backend> {
-        match s {
-            "browser" => Some(Backend::Browser),
-            "tui" => Some(Backend::Tui),
-            "desktop" => Some(Backend::Desktop),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for Backend {
@@ -294,6 +284,43 @@ pub struct SessionContext {
     /// The flow's auth profile, prepared by the runner (its values are
     /// registered in `secrets`); `None` for a public flow.
     pub auth: Option<Arc<crate::auth::AuthProfile>>,
+}
+
+impl SessionContext {
+    /// The context of one run: its evidence store (whose secrets are the
+    /// run's), its process owner, the flow deadline and the options; what
+    /// it records is resolved from the flow's `evidence` section and the
+    /// options. A public flow: no auth profile (see
+    /// [`SessionContext::with_auth`]).
+    pub fn new(
+        evidence: Arc<Evidence>,
+        processes: Arc<ProcessOwner>,
+        flow_deadline: Deadline,
+        options: RunOptions,
+        flow_evidence: Option<&crate::recording::EvidenceSettings>,
+    ) -> Self {
+        let recording =
+            crate::recording::Recording::resolve(flow_evidence, options.video, options.trace);
+        SessionContext {
+            secrets: evidence.secrets().clone(),
+            evidence,
+            processes,
+            flow_deadline,
+            options,
+            recording,
+            auth: None,
+        }
+    }
+
+    /// The same context with the flow's prepared auth profile.
+    pub fn with_auth(self, auth: Option<Arc<crate::auth::AuthProfile>>) -> Self {
+        SessionContext { auth, ..self }
+    }
+
+    /// The same context recording `recording` instead.
+    pub fn with_recording(self, recording: crate::recording::Recording) -> Self {
+        SessionContext { recording, ..self }
+    }
 }
 
 /// What a surface looks like right now, typed per backend and bounded: no

@@ -314,6 +314,24 @@ impl Secrets {
         }
     }
 
+    /// [`Secrets::redact_json`] of the values only: every string value is
+    /// redacted, object keys are left as they are. For documents whose keys
+    /// are all the format's own field names (the result document), so a
+    /// secret that happens to equal a field name cannot break the document.
+    pub fn redact_json_values(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::String(s) => {
+                if let Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.redact_json_values(x)),
+            Value::Object(o) => o.values_mut().for_each(|x| self.redact_json_values(x)),
+            _ => {}
+        }
+    }
+
     /// Whether `bytes` contain any secret in any form (text forms and UTF-16).
     pub fn found_in(&self, bytes: &[u8]) -> bool {
         self.entries

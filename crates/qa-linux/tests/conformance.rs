@@ -1,13 +1,13 @@
-//! The shared driver contract (`qa_core::conformance`) against a real GTK
+//! The shared driver contract (`qa_runner::conformance`) against a real GTK
 //! application under the driver's own virtual display.
 
-use qa_core::conformance::{self, Fixture, FixtureFlow, Workspace};
 use qa_core::flow::Flow;
 use qa_core::process::CleanupStatus;
-use qa_core::progress::NoProgress;
 use qa_core::result::RunStatus;
-use qa_core::runner::{self, RunRequest};
 use qa_core::{RunOptions, SurfaceDriver};
+use qa_runner::conformance::{self, Fixture, FixtureFlow, Workspace};
+use qa_runner::progress::NoProgress;
+use qa_runner::runner::{self, RunRequest};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -433,3 +433,43 @@ async fn qt_calculator_adds_two_and_three() {
     assert_eq!(doc["application"]["name"], "calculator");
     assert_nothing_left(&r);
 }
+
+/// GTK 4 names a push button's role `button` where GTK 3 and at-spi2-core
+/// say `push button`: every name `check` accepts for it (the portable role,
+/// AT-SPI's name, the atspi crate's) finds the same element, because roles
+/// are compared as numbers on the bus, never as the toolkit's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk4_push_buttons_answer_to_every_role_name_check_accepts() {
+    use qa_core::SurfaceDriver;
+    if qa_core::host::which("gtk4-demo").is_none() {
+        eprintln!("gtk4-demo is not installed: nothing to check");
+        return;
+    }
+    let driver = qa_linux::LinuxDesktopDriver::new();
+    for role in ["button", "push button", "push_button", "PushButton"] {
+        assert!(driver.check_role(role).is_ok(), "{role}");
+    }
+    assert!(driver.check_role("push buton").is_err());
+    let r = run(
+        r#"{ "target": { "application": { "launch": { "argv": ["gtk4-demo"] } } }, "timeoutMs": 60000,
+             "steps": [ { "action": "waitForWindow", "title": { "equals": "GTK Demo" } },
+                        { "action": "assertState", "locator": { "role": "push button", "name": "Expand", "occurrence": 0 }, "state": "enabled" },
+                        { "action": "assertState", "locator": { "role": "PushButton", "name": "Expand", "occurrence": 0 }, "state": "enabled" },
+                        { "action": "assertState", "locator": { "role": "button", "name": "Expand", "occurrence": 0 }, "state": "enabled" },
+                        { "action": "assertState", "locator": { "role": "search box" }, "state": "enabled" },
+                        { "action": "snapshotAccessibility", "name": "gtk4" } ] }"#,
+    )
+    .await;
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let snap = r
+        .artifacts
+        .iter()
+        .find(|a| a.path.ends_with("gtk4.json"))
+        .expect("snapshot");
+    let text = String::from_utf8(read_artifact(snap)).unwrap();
+    assert!(
+        text.contains(r#""role": "push button""#) || text.contains(r#""role":"push button""#),
+        "the snapshot names roles as at-spi2-core does"
+    );
+    assert_nothing_left(&r);
+}

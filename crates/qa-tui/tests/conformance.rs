@@ -1,7 +1,7 @@
-//! The shared driver contract (`qa_core::conformance`) against a real PTY.
+//! The shared driver contract (`qa_runner::conformance`) against a real PTY.
 
-use qa_core::conformance::{self, DriveOptions, Fixture, FixtureFlow};
 use qa_core::flow::Flow;
+use qa_runner::conformance::{self, DriveOptions, Fixture, FixtureFlow};
 use std::path::Path;
 use std::sync::Arc;
 

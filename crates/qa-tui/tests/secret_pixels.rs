@@ -7,7 +7,7 @@
 
 mod secret_support;
 
-use qa_core::ocr;
+use qa_runner::ocr;
 use secret_support::{assert_no_encoding, b64, js, run_with_secrets};
 
 const SECRET: &str = "Kiwi7Mango42Plum";

@@ -22,15 +22,13 @@
 //!   ]
 //! }"#, std::path::Path::new("examples"))?;
 //! let secrets = Arc::new(Secrets::new());
-//! let ctx = SessionContext {
-//!     evidence: Arc::new(Evidence::create(std::path::Path::new(".ui-qa/runs"), "demo", secrets.clone())?),
-//!     processes: Arc::new(ProcessOwner::new()),
-//!     secrets,
-//!     flow_deadline: Deadline::after_ms(60_000),
-//!     options: RunOptions::default(),
-//!     recording: Default::default(),
-//!     auth: None,
-//! };
+//! let ctx = SessionContext::new(
+//!     Arc::new(Evidence::create(std::path::Path::new(".ui-qa/runs"), "demo", secrets)?),
+//!     Arc::new(ProcessOwner::new()),
+//!     Deadline::after_ms(60_000),
+//!     RunOptions::default(),
+//!     flow.evidence.as_ref(),
+//! );
 //! let driver = qa_web::WebDriver::new();
 //! let mut session = driver.open(&flow, ctx).await?;
 //! session.perform(&flow.steps[0], Deadline::after_ms(15_000)).await?;

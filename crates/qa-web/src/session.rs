@@ -10,8 +10,8 @@ use crate::cdp::commands::{
 };
 use crate::codes::WebCode;
 use crate::contain::{origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Proxy};
-use crate::host::launch;
 use crate::host::server::{self, StaticServer, TargetServer};
+use crate::host::{self, launch};
 use crate::page::{self, DomOp, Entered, Page, PageInfo};
 use crate::pump::spawn_pump;
 use crate::record;
@@ -132,28 +132,90 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let allow = Allowlist::new(origins);
 
     let env = Environment::of(flow, ctx.recording.video.records());
-    let profile = ctx
-        .evidence
-        .scratch_dir("chromium-profile")
-        .map_err(|e| DriverError::new(WebCode::LaunchProfile, e.to_string()))?;
+    // As root, Chromium runs as a user of its own (host::user), its
+    // profile in scratch that user can reach.
+    let user = host::user::pick();
+    let profile = match user {
+        #[cfg(unix)]
+        Some(u) => ctx.evidence.scratch_dir_for(
+            "chromium-profile",
+            u,
+            qa_core::evidence::HelperAccess::Writes,
+        ),
+        _ => ctx.evidence.scratch_dir("chromium-profile"),
+    }
+    .map_err(|e| DriverError::new(WebCode::LaunchProfile, e.to_string()))?;
     let host = qa_core::Host::current();
     // The network layer of containment starts first: Chromium is launched
-    // to send every connection through it.
+    // to send every connection through it, and it answers only the
+    // browser's user.
     let blocked = BlockedSink::default();
-    let proxy = Proxy::start(allow.clone(), blocked.clone())
+    let proxy = Proxy::start(allow.clone(), blocked.clone(), user.map(|u| u.uid))
         .await
         .map_err(|e| DriverError::new(WebCode::ProxyStart, e.to_string()))?;
-    let mut args = launch::chromium_args(&profile, host.is_root, &env.locale, &proxy.url());
-    if ctx.auth.is_some() {
-        // Cookies bound to scheme, host and port: an auth cookie of one
-        // origin is never sent to another port or scheme of the same host.
-        args.push("--enable-features=EnablePortBoundCookies,EnableSchemeBoundCookies".into());
+    // Root without a user of the browser's own (no id to give it here)
+    // cannot use Chromium's sandbox.
+    let root_itself = host.is_root && user.is_none();
+    let mut sandbox_notes = Vec::new();
+    if root_itself {
+        sandbox_notes.push(Note::new(
+            NoteKind::Environment,
+            "Chromium runs as root without its sandbox: this host gives ui-qa no unprivileged user id to start it as (see docs/security.md)",
+        ));
     }
+    let args_for = |no_sandbox: bool| {
+        let mut args = launch::chromium_args(&profile, no_sandbox, &env.locale, &proxy.url());
+        if ctx.auth.is_some() {
+            // Cookies bound to scheme, host and port: an auth cookie of one
+            // origin is never sent to another port or scheme of the same
+            // host.
+            args.push("--enable-features=EnablePortBoundCookies,EnableSchemeBoundCookies".into());
+        }
+        args
+    };
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
-    let launched = launch::launch(&exe, &args, &profile, &ctx.processes, launch_deadline).await?;
+    let exe = exe.as_path();
+    let first = launch::launch(
+        exe,
+        &args_for(root_itself),
+        &profile,
+        user,
+        &ctx.processes,
+        launch_deadline,
+    )
+    .await;
+    let launched = match first {
+        Err(e) if !root_itself && launch::sandbox_refused(&e) => {
+            // The host allows no sandbox (no user namespaces, no setuid
+            // helper): run without it, still as the unprivileged user.
+            sandbox_notes.push(Note::new(
+                NoteKind::Environment,
+                format!(
+                    "Chromium's sandbox cannot work on this host (it said \"No usable sandbox\"); the browser runs without it{} (see docs/security.md)",
+                    match user {
+                        Some(u) => format!(", as its own unprivileged user (uid {})", u.uid),
+                        None => String::new(),
+                    }
+                ),
+            ));
+            launch::launch(
+                exe,
+                &args_for(true),
+                &profile,
+                user,
+                &ctx.processes,
+                launch_deadline,
+            )
+            .await?
+        }
+        r => r?,
+    };
     children.push(launched.child);
     let (cdp, rx) = (launched.cdp, launched.events);
-    let sh = Shared::new(cdp.clone(), allow, blocked);
+    let sh = Shared::new(cdp.clone(), allow, blocked, user);
+    for n in sandbox_notes {
+        sh.note(n);
+    }
     if ctx.recording.video.records() {
         let _ = sh.video.set(Arc::new(Recorders::new(
             ctx.evidence.clone(),

@@ -65,11 +65,19 @@ pub(crate) struct Shared {
     /// While storage is seeded: the one URL the interception answers itself
     /// with a blank document (the application never sees it).
     pub seed_url: Mutex<Option<String>>,
+    /// The user the browser runs as when it is not ui-qa's own (root):
+    /// scratch the browser reads or writes is made for it.
+    pub browser_user: Option<qa_core::evidence::HelperUser>,
 }
 
 impl Shared {
     /// Creates the shared state.
-    pub fn new(cdp: Arc<Cdp>, allow: Allowlist, blocked: BlockedSink) -> Arc<Shared> {
+    pub fn new(
+        cdp: Arc<Cdp>,
+        allow: Allowlist,
+        blocked: BlockedSink,
+        browser_user: Option<qa_core::evidence::HelperUser>,
+    ) -> Arc<Shared> {
         let (changed, _) = watch::channel(0);
         Arc::new(Shared {
             cdp,
@@ -84,6 +92,7 @@ impl Shared {
             video: std::sync::OnceLock::new(),
             auth: std::sync::OnceLock::new(),
             seed_url: Mutex::new(None),
+            browser_user,
         })
     }
 

@@ -59,9 +59,17 @@ impl ConsoleLevel {
         }
     }
 
-    /// Whether a flow's `level` names this level (`warn` is `warning`).
-    pub fn is(self, level: &str) -> bool {
-        level == self.as_str() || (level == "warn" && self == ConsoleLevel::Warning)
+    /// Whether a flow's `level` names this level.
+    pub fn is(self, level: qa_core::flow::ConsoleLevel) -> bool {
+        use qa_core::flow::ConsoleLevel as F;
+        matches!(
+            (level, self),
+            (F::Log, ConsoleLevel::Log)
+                | (F::Info, ConsoleLevel::Info)
+                | (F::Warning | F::Warn, ConsoleLevel::Warning)
+                | (F::Error, ConsoleLevel::Error)
+                | (F::Debug, ConsoleLevel::Debug)
+        )
     }
 }
 
@@ -243,7 +251,14 @@ mod tests {
     fn console_levels() {
         assert_eq!(ConsoleLevel::of_console_call("assert"), ConsoleLevel::Error);
         assert_eq!(ConsoleLevel::of_log_entry("verbose"), ConsoleLevel::Debug);
-        assert!(ConsoleLevel::Warning.is("warn") && ConsoleLevel::Warning.is("warning"));
+        // A flow's `warn` and `warning` are the same level.
+        let flow = |s: &str| -> qa_core::flow::ConsoleLevel {
+            serde_json::from_value(serde_json::json!(s)).unwrap()
+        };
+        assert!(
+            ConsoleLevel::Warning.is(flow("warn")) && ConsoleLevel::Warning.is(flow("warning"))
+        );
+        assert!(!ConsoleLevel::Error.is(flow("warning")));
         let e = ConsoleEntry {
             at_ms: 0,
             level: ConsoleLevel::Error,

@@ -1,11 +1,11 @@
-//! The shared driver contract (`qa_core::conformance`) against real Chromium.
+//! The shared driver contract (`qa_runner::conformance`) against real Chromium.
 
-use qa_core::conformance::{self, Fixture, FixtureFlow, Workspace};
 use qa_core::flow::Flow;
-use qa_core::progress::NoProgress;
 use qa_core::result::RunStatus;
-use qa_core::runner::{self, RunRequest};
 use qa_core::SurfaceDriver;
+use qa_runner::conformance::{self, Fixture, FixtureFlow, Workspace};
+use qa_runner::progress::NoProgress;
+use qa_runner::runner::{self, RunRequest};
 use std::path::PathBuf;
 use std::sync::Arc;
 

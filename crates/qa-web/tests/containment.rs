@@ -88,7 +88,7 @@ async fn origin_attack_reaches_nothing() {
         "the redirect hop was requested"
     );
     assert!(o.close.cleanup.left.is_empty());
-    assert!(processes_mentioning(&o.profile_dir).is_empty());
+    assert!(processes_mentioning(&o.real_profile_dir).is_empty());
     eprintln!("observations: {:#?}", o.observations);
     eprintln!("first server saw: {:#?}", first.requests());
 }

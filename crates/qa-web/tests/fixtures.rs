@@ -226,3 +226,51 @@ async fn the_example_flow_passes() {
     assert_eq!(o.failure(), None);
     assert!(o.close.cleanup.left.is_empty());
 }
+
+/// The nodes of a snapshot's tree.
+fn ax_count(nodes: &serde_json::Value) -> usize {
+    nodes
+        .as_array()
+        .map(|a| a.iter().map(|n| 1 + ax_count(&n["children"])).sum())
+        .unwrap_or(0)
+}
+
+/// A page of about 12,000 elements: the snapshot is read node by node and
+/// stops at its budget, keeping the top of the page in document order; a
+/// snapshot rooted at an element holds just that element's subtree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_of_a_big_page_is_bounded_and_keeps_its_top() {
+    let o = run(
+        r#"{ "target": { "serve": "web", "url": "/big-list.html" }, "steps": [
+        { "action": "assertCount", "locator": { "role": "listitem" }, "count": 3000 },
+        { "action": "snapshotAccessibility" },
+        { "action": "snapshotAccessibility", "locator": { "role": "navigation", "name": "Pages" } }
+    ] }"#,
+    )
+    .await;
+    assert_eq!(o.failure(), None);
+    let read = |step: usize| -> serde_json::Value {
+        let a = &o.steps[step].as_ref().unwrap().artifacts[0];
+        serde_json::from_slice(&std::fs::read(&a.path).unwrap()).unwrap()
+    };
+    let page = read(1);
+    assert_eq!(page["truncated"], true);
+    assert_eq!(ax_count(&page["nodes"]), 5000);
+    let root = &page["nodes"][0];
+    assert_eq!(root["role"], "RootWebArea");
+    assert_eq!(root["name"], "Big list");
+    let top: Vec<&str> = root["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["role"].as_str())
+        .collect();
+    assert_eq!(&top[..3], ["heading", "navigation", "list"], "{top:?}");
+    let list = &root["children"][2]["children"];
+    assert_eq!(list[0]["children"][1]["name"], "item 0", "{:#}", list[0]);
+    let nav = read(2);
+    assert_eq!(nav["truncated"], false, "{:.2000}", nav.to_string());
+    assert_eq!(nav["nodes"][0]["role"], "navigation");
+    assert_eq!(nav["nodes"][0]["children"][0]["role"], "link");
+    assert_eq!(nav["nodes"][0]["children"][0]["name"], "Top");
+}

@@ -52,16 +52,20 @@ async fn a_stranger_naming_the_profile_dir_is_never_signalled() {
         .open(&flow, run.ctx.clone())
         .await
         .unwrap();
+    // Where the profile really is (a link when the browser runs as its own user).
+    let profile = common::real_path(&profile);
     s.perform(&flow.steps[0], Deadline::after_ms(60_000))
         .await
         .unwrap();
     // A process in its own session, started by someone else (here: a shell
     // this test started outside the run), whose arguments contain the
     // run's profile path — like `tail -F` or an editor on that directory.
+    // It prints its own pid once it runs: `$!` would name the shell's child
+    // before its exec, whose command line is briefly empty while it execs.
     let mut parent = Command::new("sh")
         .args([
             "-c",
-            "setsid python3 -c 'import time; time.sleep(600)' \"$1\" & echo $!; wait",
+            "setsid python3 -c 'import os, time; print(os.getpid(), flush=True); time.sleep(600)' \"$1\" & wait",
             "sh",
         ])
         .arg(&profile)
@@ -75,19 +79,15 @@ async fn a_stranger_naming_the_profile_dir_is_never_signalled() {
     )
     .unwrap();
     let stranger = Stranger {
-        pid: line.trim().parse().unwrap(),
+        pid: line.trim().parse().expect("the stranger prints its pid"),
         parent,
     };
-    // `$!` is known before the job has exec'ed: wait for its command line.
-    let names_profile = || {
-        std::fs::read(format!("/proc/{}/cmdline", stranger.pid))
-            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&profile.display().to_string()))
-    };
-    let t = std::time::Instant::now();
-    while !names_profile() && t.elapsed() < std::time::Duration::from_secs(60) {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    assert!(names_profile(), "the stranger names the profile directory");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", stranger.pid)).unwrap();
+    assert!(
+        String::from_utf8_lossy(&cmdline).contains(&profile.display().to_string()),
+        "the stranger names the profile directory: {:?}",
+        String::from_utf8_lossy(&cmdline)
+    );
     let closed = s.close(Deadline::after_ms(60_000)).await;
     assert!(
         alive(stranger.pid),

@@ -80,6 +80,7 @@ async fn browser() -> Browser {
         &exe,
         &args,
         &profile,
+        None,
         &run.processes,
         qa_core::Deadline::after_ms(HANG),
     )

@@ -6,8 +6,8 @@
 mod common;
 use common::*;
 use qa_core::flow::StepClass;
-use qa_core::ocr::{fold, text_of};
 use qa_core::{Artifact, Cadence, Deadline, Flow, Step, SurfaceDriver, SurfaceSession, Verdict};
+use qa_runner::ocr::{fold, text_of};
 use std::path::{Path, PathBuf};
 
 /// OCR-friendly: letters and a digit, no look-alike pairs to speak of.
@@ -36,6 +36,8 @@ async fn open(flow: &str, secret: bool) -> Open {
         .open(&flow, run.ctx.clone())
         .await
         .unwrap_or_else(|e| panic!("open: {}: {}", e.code, e.message));
+    // Where the profile really is (a link when the browser runs as its own user).
+    let profile = common::real_path(&profile);
     Open {
         run,
         flow,
@@ -156,10 +158,25 @@ async fn every_published_screenshot_masks_the_secret() {
         5,
         "every screenshot step publishes its picture: {notes:?}"
     );
-    let in_page = o.s.capture_failure(&o.flow.steps[9]).await;
-    let in_popup = o.s.capture_failure(&o.flow.steps[10]).await;
+    // A failure leaves its picture and, redacted, the accessibility tree
+    // beside it; the pictures are read back below, the trees here.
+    let (in_page, page_trees): (Vec<_>, Vec<_>) =
+        o.s.capture_failure(&o.flow.steps[9])
+            .await
+            .into_iter()
+            .partition(|a| a.path.ends_with(".png"));
+    let (in_popup, popup_trees): (Vec<_>, Vec<_>) =
+        o.s.capture_failure(&o.flow.steps[10])
+            .await
+            .into_iter()
+            .partition(|a| a.path.ends_with(".png"));
     assert_eq!(in_page.len(), 1, "the page's failure picture");
     assert_eq!(in_popup.len(), 1, "the popup's failure picture");
+    for t in page_trees.iter().chain(&popup_trees) {
+        let text = std::fs::read_to_string(&t.path).unwrap();
+        assert!(t.path.ends_with(".json"), "{}", t.path);
+        assert!(!text.contains(SECRET), "the secret is in {}", t.path);
+    }
     shots.extend(in_page);
     shots.extend(in_popup);
     let (closing, _run) = close(o).await;
@@ -428,6 +445,8 @@ async fn recorded_run(secret: bool) -> Run {
         .open(&flow, run.ctx.clone())
         .await
         .unwrap_or_else(|e| panic!("open: {}: {}", e.code, e.message));
+    // Where the profile really is (a link when the browser runs as its own user).
+    let profile = common::real_path(&profile);
     let mut o = Open {
         run,
         flow,

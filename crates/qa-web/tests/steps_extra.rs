@@ -25,6 +25,9 @@ fn scratch_left(o: &Outcome, prefix: &str) -> Vec<String> {
     std::fs::read_dir(o.work_dir())
         .unwrap()
         .flatten()
+        // A scratch directory made for the browser's own user is a link in
+        // `work/` (see `Evidence::scratch_dir_for`): gone when it dangles.
+        .filter(|e| e.path().exists())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(prefix))
         .collect()

@@ -23,7 +23,7 @@ fn steps_with_targets_are_admitted() {
     .unwrap();
     let d = qa_web::WebDriver::new();
     assert!(qa_core::SurfaceDriver::supports(&d).step_targets);
-    let errors = qa_core::select::admit(&d, &flow);
+    let errors = qa_runner::select::admit(&d, &flow);
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -259,6 +259,8 @@ async fn failure_evidence_is_the_popup_or_the_page() {
         .open(&flow, run.ctx.clone())
         .await
         .unwrap();
+    // Where the profile really is (a link when the browser runs as its own user).
+    let profile = common::real_path(&profile);
     let d = || Deadline::after_ms(15_000);
     let mut shots = Vec::new();
     for step in &flow.steps[..3] {

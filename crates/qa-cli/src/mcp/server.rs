@@ -7,9 +7,9 @@ use super::reply::{self, Next};
 use super::McpCode;
 use qa_core::driver::RunOptions;
 use qa_core::flow::Locator;
-use qa_core::runner::interactive::{Interactive, On, SessionConfig, SessionError};
-use qa_core::runner::Cancel;
 use qa_core::Secrets;
+use qa_runner::runner::interactive::{Interactive, On, SessionConfig, SessionError};
+use qa_runner::runner::Cancel;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -541,7 +541,9 @@ impl UiQa {
             Ok(p) => p,
             Err(e) => return Ok(reply::refusal(McpCode::NotAllowed, e, vec![])),
         };
-        let (flow, text) = match crate::check_flow_with(&path, &Default::default()) {
+        let drivers = crate::drivers::all();
+        let (flow, text) = match qa_runner::select::check_file(&drivers, &path, &Default::default())
+        {
             Ok(f) => f,
             Err(errors) => {
                 let list: Vec<Value> = errors
@@ -563,7 +565,7 @@ impl UiQa {
         if let Err(e) = self.policy.check_flow(&flow) {
             return Ok(reply::refusal(McpCode::NotAllowed, e, vec![]));
         }
-        let mut req = qa_core::runner::RunRequest::new(flow, text, self.policy.workspace.clone());
+        let mut req = qa_runner::runner::RunRequest::new(flow, text, self.policy.workspace.clone());
         req.options = self.options.clone();
         req.secrets = self.secrets.clone();
         let cancel = req.cancel.clone();
@@ -573,8 +575,7 @@ impl UiQa {
             Ok(n) => n,
             Err(r) => return Ok(*r),
         };
-        let drivers = crate::drivers::all();
-        let out = qa_core::runner::run(&drivers, req, &qa_core::progress::NoProgress).await;
+        let out = qa_runner::runner::run(&drivers, req, &qa_runner::progress::NoProgress).await;
         self.reg().runs.remove(&n);
         match out {
             Ok(r) => Ok(reply::ok(reply::run_summary(&r))),
@@ -603,9 +604,9 @@ impl UiQa {
     )]
     async fn schema(&self, Parameters(a): Parameters<SchemaArgs>) -> Reply {
         let text = match a.name {
-            SchemaKind::Flow => qa_core::schema::flow_schema_json(),
-            SchemaKind::Result => qa_core::schema::result_schema_json(),
-            SchemaKind::Auth => qa_core::schema::auth_schema_json(),
+            SchemaKind::Flow => qa_runner::schema::flow_schema_json(),
+            SchemaKind::Result => qa_runner::schema::result_schema_json(),
+            SchemaKind::Auth => qa_runner::schema::auth_schema_json(),
         };
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
     }

@@ -5,7 +5,8 @@
 
 use super::style::{Paint, Tone};
 use super::{clean, clean_path};
-use qa_core::progress::{ProgressEvent, ProgressSink};
+use qa_core::result::RunStatus;
+use qa_runner::progress::{EventKind, Outcome, ProgressEvent, ProgressSink};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -93,20 +94,24 @@ impl HumanProgress {
 /// The line for one event (`None`: nothing to print for it).
 pub fn render_event(flow: &Path, ev: &ProgressEvent, paint: Paint) -> Option<String> {
     match ev.event {
-        "selected" => Some(format!(
+        EventKind::Selected => Some(format!(
             "ui-qa: {} -> {} ({})",
             clean_path(flow),
             clean(ev.driver.as_deref().unwrap_or("?")),
-            clean(ev.status.as_deref().unwrap_or("?"))
+            ev.status.map_or("?", Outcome::as_str)
         )),
-        "stageEnd" => {
-            let status = ev.status.as_deref().unwrap_or("?");
-            let (mark, tone) = match status {
-                "passed" | "done" => ("ok", Tone::Good),
-                "skipped" => ("--", Tone::Dim),
-                "blocked" => ("BLOCKED", Tone::Warn),
-                "timedOut" => ("TIMEOUT", Tone::Bad),
-                _ => ("FAIL", Tone::Bad),
+        EventKind::StageEnd => {
+            let (mark, tone) = match ev.status {
+                Some(Outcome::Passed | Outcome::Done | Outcome::Available) => ("ok", Tone::Good),
+                Some(Outcome::Skipped) => ("--", Tone::Dim),
+                Some(Outcome::Blocked) => ("BLOCKED", Tone::Warn),
+                Some(Outcome::TimedOut) => ("TIMEOUT", Tone::Bad),
+                Some(Outcome::Run(s)) => match s {
+                    RunStatus::Passed => ("ok", Tone::Good),
+                    RunStatus::Blocked => ("BLOCKED", Tone::Warn),
+                    RunStatus::Failed => ("FAIL", Tone::Bad),
+                },
+                Some(Outcome::Failed) | None => ("FAIL", Tone::Bad),
             };
             let mut line = format!(
                 "  {} {}",
@@ -124,13 +129,13 @@ pub fn render_event(flow: &Path, ev: &ProgressEvent, paint: Paint) -> Option<Str
             }
             Some(line)
         }
-        _ => None,
+        EventKind::StageStart | EventKind::Finished => None,
     }
 }
 
 impl ProgressSink for HumanProgress {
     fn event(&self, ev: &ProgressEvent) {
-        if let (Mode::Live { tty: true }, "stageStart") = (&self.mode, ev.event) {
+        if let (Mode::Live { tty: true }, EventKind::StageStart) = (&self.mode, ev.event) {
             // On a terminal, show the running stage until it ends.
             if let Some(s) = ev.stage.as_deref().filter(|s| *s != "select") {
                 eprint!("    .. {}\r", clean(s));

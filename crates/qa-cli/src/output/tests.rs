@@ -6,9 +6,9 @@
 
 use super::progress::render_event;
 use super::{render_summary, render_tally, Paint};
-use qa_core::progress::ProgressEvent;
 use qa_core::result::RunResult;
 use qa_core::secrets::Secrets;
+use qa_runner::progress::{Outcome, ProgressEvent};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -75,12 +75,18 @@ fn progress_lines_name_the_step_and_what_it_did() {
     let flow = Path::new("flows/rows.jsonc");
     let mut lines = Vec::new();
     let evs = [
-        ProgressEvent::stage_end("launch", None, None, "passed", Duration::from_millis(812)),
+        ProgressEvent::stage_end(
+            "launch",
+            None,
+            None,
+            Outcome::Passed,
+            Duration::from_millis(812),
+        ),
         ProgressEvent::stage_end(
             "step 1 activate",
             Some(1),
             Some("activate"),
-            "passed",
+            Outcome::Passed,
             Duration::from_millis(65),
         )
         .described(
@@ -91,7 +97,7 @@ fn progress_lines_name_the_step_and_what_it_did() {
             "step 2 assertState",
             Some(2),
             Some("assertState"),
-            "failed",
+            Outcome::Failed,
             Duration::from_millis(5003),
         )
         .described(Some("row is selected"), None),
@@ -99,7 +105,7 @@ fn progress_lines_name_the_step_and_what_it_did() {
             "step 3 capture",
             Some(3),
             Some("capture"),
-            "skipped",
+            Outcome::Skipped,
             Duration::ZERO,
         ),
     ];

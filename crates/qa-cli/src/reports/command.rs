@@ -60,15 +60,20 @@ pub fn run(args: &ReportArgs) -> u8 {
     }
     let mut worst = crate::exit::PASSED;
     for m in &merged.runs {
-        let code = crate::exit_for(&m.result);
-        if crate::severity(code) > crate::severity(worst) {
+        let code = crate::exit::exit_for(&m.result);
+        if crate::exit::severity(code) > crate::exit::severity(worst) {
             worst = code;
         }
     }
     let runs: Vec<(String, &RunResult)> = merged
         .runs
         .iter()
-        .map(|m| (qa_core::report::run_title(&m.result).to_string(), &m.result))
+        .map(|m| {
+            (
+                qa_runner::report::run_title(&m.result).to_string(),
+                &m.result,
+            )
+        })
         .collect();
     eprint!(
         "{}",

@@ -13,9 +13,9 @@
 
 use super::find::{find_results, Found};
 use crate::private;
-use qa_core::report::{junit, render_index, run_title, IndexEntry};
 use qa_core::result::RunResult;
 use qa_core::secrets::Secrets;
+use qa_runner::report::{junit, render_index, run_title, IndexEntry};
 use std::collections::hash_map::{Entry, HashMap};
 use std::collections::HashSet;
 use std::fmt;
@@ -187,7 +187,7 @@ pub fn merge(dirs: &[PathBuf], output: &Path, secrets: &Secrets) -> Result<Merge
         // The run had a report (none when it held a secret): ours replaces
         // it, built from the result and the verified artifacts.
         let report = dst.join("report.html");
-        let html = qa_core::report::render_run(&result, &dst);
+        let html = qa_runner::report::render_run(&result, &dst);
         let has_report = super::has_file(&src, "report.html")
             && !secrets.found_in(html.as_bytes())
             && private::write_new(&report, html.as_bytes()).is_ok();
@@ -203,7 +203,7 @@ pub fn merge(dirs: &[PathBuf], output: &Path, secrets: &Secrets) -> Result<Merge
         .iter()
         .map(|m| {
             let href =
-                |file: &str| qa_core::report::html::relative_href(["runs", &m.dir_name, file]);
+                |file: &str| qa_runner::report::html::relative_href(["runs", &m.dir_name, file]);
             IndexEntry {
                 result: &m.result,
                 source: m

@@ -2,7 +2,7 @@
 //! the index after `ui-qa run` with several flows
 //! (`<workspace>/reports/<id>/index.html`), and the folder `ui-qa report`
 //! merges runs into ([`merge`]). The pages are rendered by
-//! `qa_core::report`; this module decides where they go and writes them
+//! `qa_runner::report`; this module decides where they go and writes them
 //! privately.
 
 pub mod command;
@@ -10,9 +10,9 @@ mod find;
 pub mod merge;
 
 use crate::private;
-use qa_core::report::{render_index, IndexEntry};
 use qa_core::result::RunResult;
 use qa_core::secrets::Secrets;
+use qa_runner::report::{render_index, IndexEntry};
 use std::path::{Path, PathBuf};
 
 /// The folder of index reports in a workspace.
@@ -37,7 +37,7 @@ pub fn write_run_index(
     private::ensure_dir(&reports)?;
     let mut attempt = 0;
     let (id, dir) = loop {
-        let id = qa_core::runner::new_run_id();
+        let id = qa_runner::runner::new_run_id();
         let dir = reports.join(&id);
         match private::create_dir(&dir) {
             Ok(()) => break (id, dir),
@@ -56,7 +56,7 @@ pub fn write_run_index(
                 if !has_file(run_dir, file) {
                     return None;
                 }
-                qa_core::report::html::relative_href(["runs", name, file])
+                qa_runner::report::html::relative_href(["runs", name, file])
                     .map(|h| format!("../../{h}"))
             };
             IndexEntry {

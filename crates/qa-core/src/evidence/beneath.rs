@@ -15,6 +15,9 @@ use std::path::{Component, Path};
 /// A directory held open.
 #[derive(Debug)]
 pub(super) struct Dir {
+    /// The open directory (on Unix every lookup starts from it; elsewhere
+    /// it is only held, and the plain-path fallback uses `path`).
+    #[cfg_attr(not(unix), allow(dead_code))]
     file: File,
     #[cfg(not(unix))]
     path: std::path::PathBuf,

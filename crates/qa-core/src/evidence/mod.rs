@@ -12,6 +12,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 mod beneath;
+#[cfg(unix)]
+mod helper;
+#[cfg(unix)]
+pub use helper::traversable_dir;
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -19,6 +23,27 @@ use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+/// The user a helper process runs as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelperUser {
+    /// Its user id.
+    pub uid: u32,
+    /// Its group id.
+    pub gid: u32,
+}
+
+/// What a helper does in a scratch directory made for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelperAccess {
+    /// It writes there (a profile, downloads): the directory is its own,
+    /// 0700. Open what it leaves without following symlinks.
+    Writes,
+    /// It only reads files ui-qa puts there (uploads): the directory stays
+    /// root's, 0711, and ui-qa hands each file to the helper (0600, owned
+    /// by it), so the helper can never move an entry under ui-qa.
+    Reads,
+}
 
 /// Typed artifact groups of the result document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -199,12 +224,15 @@ fn refuse_symlink(p: &Path) -> Result<(), EvidenceError> {
 
 /// Creates one private directory (0700); fails if it exists.
 fn create_private_dir(p: &Path) -> Result<(), EvidenceError> {
-    let mut b = fs::DirBuilder::new();
     #[cfg(unix)]
-    {
+    let b = {
         use std::os::unix::fs::DirBuilderExt;
+        let mut b = fs::DirBuilder::new();
         b.mode(0o700);
-    }
+        b
+    };
+    #[cfg(not(unix))]
+    let b = fs::DirBuilder::new();
     b.create(p).map_err(io_err(p))
 }
 
@@ -265,6 +293,13 @@ fn sweep_orphaned_scratch(runs: &Path) {
             continue;
         };
         if !crate::process::identity_running(pid, start) {
+            // A helper's scratch outside the run, linked from `work/`.
+            #[cfg(unix)]
+            for entry in fs::read_dir(&work).into_iter().flatten().flatten() {
+                if let Some(base) = helper::base_of_link(&entry.path()) {
+                    let _ = helper::remove_base(&base);
+                }
+            }
             let _ = fs::remove_dir_all(&work);
         }
     }
@@ -294,6 +329,9 @@ pub struct Evidence {
     conditional: Mutex<HashSet<PathBuf>>,
     /// When the store (and so the run) was created.
     started: Instant,
+    /// The base of the scratch shared with a helper user, once made.
+    #[cfg(unix)]
+    helper_base: Mutex<Option<PathBuf>>,
 }
 
 impl Evidence {
@@ -337,6 +375,8 @@ impl Evidence {
             names: Mutex::new(HashSet::new()),
             conditional: Mutex::new(HashSet::new()),
             started: Instant::now(),
+            #[cfg(unix)]
+            helper_base: Mutex::new(None),
         };
         e.root
             .ensure_dir(Path::new("artifacts"))
@@ -368,6 +408,16 @@ impl Evidence {
     /// profile). Scratch files are not published.
     pub fn scratch_dir(&self, name: &str) -> Result<PathBuf, EvidenceError> {
         check_name(name)?;
+        let work = self.work_dir()?;
+        let d = work.join(name);
+        refuse_symlink(&d)?;
+        create_private_dir(&d)?;
+        Ok(d)
+    }
+
+    /// `work/`, created (with its owner file, guarded by the watchdog) on
+    /// first use.
+    fn work_dir(&self) -> Result<PathBuf, EvidenceError> {
         let work = self.run_dir.join("work");
         self.check_root()?;
         refuse_symlink(&work)?;
@@ -384,10 +434,42 @@ impl Evidence {
             Err(EvidenceError::Exists(_)) => refuse_symlink(&work)?,
             Err(e) => return Err(e),
         }
-        let d = work.join(name);
-        refuse_symlink(&d)?;
-        create_private_dir(&d)?;
-        Ok(d)
+        Ok(work)
+    }
+
+    /// A fresh scratch directory `name` that a helper process running as
+    /// `user` can use as `access` says (the browser, when ui-qa is root), in
+    /// the system's temporary directory, because the run directory is not
+    /// reachable by another user. `work/<name>` in the run is a symlink to
+    /// it; it is removed with the rest of the scratch. See the `helper`
+    /// module for the layout.
+    #[cfg(unix)]
+    pub fn scratch_dir_for(
+        &self,
+        name: &str,
+        user: HelperUser,
+        access: HelperAccess,
+    ) -> Result<PathBuf, EvidenceError> {
+        check_name(name)?;
+        let work = self.work_dir()?;
+        let link = work.join(name);
+        if fs::symlink_metadata(&link).is_ok() {
+            return Err(EvidenceError::Exists(link));
+        }
+        let base = {
+            let mut b = self.helper_base.lock().expect("helper base lock");
+            match &*b {
+                Some(base) => base.clone(),
+                None => {
+                    let base = helper::create_base()?;
+                    *b = Some(base.clone());
+                    base
+                }
+            }
+        };
+        let leaf = helper::create_leaf(&base, name, user, access)?;
+        std::os::unix::fs::symlink(&leaf, &link).map_err(io_err(&link))?;
+        Ok(leaf)
     }
 
     /// Deletes every scratch directory (`work/`). Scratch is never
@@ -395,6 +477,10 @@ impl Evidence {
     /// cookies), so the runner removes it when the run ends. Symlinks inside
     /// are removed, never followed.
     pub fn remove_scratch(&self) -> Result<(), EvidenceError> {
+        #[cfg(unix)]
+        if let Some(base) = self.helper_base.lock().expect("helper base lock").take() {
+            helper::remove_base(&base)?;
+        }
         let work = self.run_dir.join("work");
         refuse_symlink(&work)?;
         let r = match fs::remove_dir_all(&work) {

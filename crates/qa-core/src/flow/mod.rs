@@ -22,12 +22,13 @@ pub use error::{escape_token, FlowError, FlowErrorCode};
 pub use lint::lint;
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
 pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
-pub use parse::{ParseLimits, MAX_REPORTED_ERRORS};
+pub use parse::{de_at, jsonc_value, ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
-    Presentation, ReducedMotion, ServerSpec, Target, TargetKind, Viewport, WindowSpec,
+    Presentation, RawTarget, ReducedMotion, ServerSpec, Target, TargetKind, Viewport, WindowSpec,
 };
+pub use validate::{check_origin, valid_profile_id};
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -200,6 +201,13 @@ pub struct Step {
 }
 
 impl Step {
+    /// Parses one step of a flow of `kind` (as written in a flow's `steps`,
+    /// with the same rules and messages; errors point at `/steps/0`), with
+    /// ui-qa's default deadlines: a step added to a running session.
+    pub fn parse(kind: TargetKind, value: serde_json::Value) -> Result<Step, FlowError> {
+        parse::parse_one_step(kind, value)
+    }
+
     /// The action's name as written in the flow (`click`, `sendKeys`, …).
     pub fn action_name(&self) -> &'static str {
         self.action.name()

@@ -361,8 +361,9 @@ fn strict_json_violation(text: &str) -> Option<(usize, String)> {
 }
 
 /// Parses JSONC text (the flow's dialect: comments, trailing commas, no
-/// duplicate keys) into a value; syntax errors carry line and column.
-pub(crate) fn jsonc_value(text: &str) -> Result<Value, FlowError> {
+/// duplicate keys) into a value; syntax errors carry line and column. For
+/// ui-qa's other JSONC documents (the auth file).
+pub fn jsonc_value(text: &str) -> Result<Value, FlowError> {
     to_value(text).map(|(v, _)| v)
 }
 
@@ -473,10 +474,7 @@ struct RawFlow {
 
 /// Deserializes `value` (found at `at`) into `T`, turning serde errors into
 /// flow errors with the exact pointer.
-pub(crate) fn de_at<T: serde::de::DeserializeOwned>(
-    value: Value,
-    at: &str,
-) -> Result<T, FlowError> {
+pub fn de_at<T: serde::de::DeserializeOwned>(value: Value, at: &str) -> Result<T, FlowError> {
     serde_path_to_error::deserialize(value).map_err(|e| serde_error(e, at))
 }
 
@@ -712,6 +710,22 @@ fn safe_name(s: &str) -> bool {
         && s != ".."
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// One step on its own (see [`Step::parse`]).
+pub(crate) fn parse_one_step(kind: TargetKind, value: Value) -> Result<Step, FlowError> {
+    check_strings(&value, "/steps/0", ParseLimits::default().max_string_bytes)?;
+    // A `${var.NAME}` placeholder is refused as in a flow without vars.
+    let mut doc = serde_json::json!({ "steps": [value] });
+    super::vars::substitute(&mut doc, &super::vars::Vars::new()).map_err(first)?;
+    let value = doc["steps"][0].take();
+    let mut step = parse_step(kind, 0, value)?;
+    step.default_timeout_ms = if step.is_assert() {
+        super::DEFAULT_ASSERT_TIMEOUT_MS
+    } else {
+        super::DEFAULT_STEP_TIMEOUT_MS
+    };
+    Ok(step)
 }
 
 fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, FlowError> {

@@ -157,7 +157,10 @@ pub fn valid_profile_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
-pub(crate) fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
+/// Checks an exact origin as a flow or auth file writes it
+/// (`scheme://host[:port]`: http, https, ws or wss, no path, no wildcard);
+/// the error is at pointer `at`.
+pub fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
     let bad = || {
         FlowError::new(
             FlowErrorCode::InvalidOrigin,

@@ -81,9 +81,13 @@
 //! Other Unix systems (macOS) have no subreaper and no `/proc`: an owner
 //! ends the process groups it registered with `killpg` (SIGTERM, grace,
 //! SIGKILL), and the watchdog does the same; job-control groups and
-//! `setsid` descendants can escape there. On other platforms the module
-//! compiles, and cleanup reports every registered process as left, "not
-//! implemented on this platform".
+//! `setsid` descendants can escape there. On Windows every registered
+//! process goes into the owner's Job Object (`KILL_ON_JOB_CLOSE`, so the
+//! job's processes end with the runner, whatever ends it); cleanup ends the
+//! job (`TerminateJobObject`, reported as `SIGKILL`) and reports each
+//! process it held. On other platforms the module compiles, and cleanup
+//! reports every registered process as left, "not implemented on this
+//! platform".
 
 use crate::deadline::Deadline;
 use schemars::JsonSchema;
@@ -109,9 +113,14 @@ use groups::Owner as Platform;
 #[cfg(unix)]
 mod watchdog;
 
-#[cfg(not(unix))]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows::Owner as Platform;
+
+#[cfg(not(any(unix, windows)))]
 mod unsupported;
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 use unsupported::Owner as Platform;
 
 /// The environment variable that marks commands an owner spawned (see

@@ -89,6 +89,8 @@ pub(super) fn ensure() {
 }
 
 /// The watchdog's pid, so ownership scans never include it.
+// Used by the Linux process table (`owned.rs`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) fn pid() -> Option<u32> {
     registry().running.as_ref().map(|w| w.pid as u32)
 }
@@ -110,6 +112,8 @@ pub(super) fn del(sid: u32) {
 }
 
 /// Registers one owned process by `(pid, start)`.
+// Used by the Linux process table (`owned.rs`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) fn track(pid: u32, start: u64) {
     let mut reg = registry();
     if reg.tracked.len() < MAX_TRACKED && reg.tracked.insert(pid, start) != Some(start) {
@@ -118,6 +122,8 @@ pub(super) fn track(pid: u32, start: u64) {
 }
 
 /// Unregisters a process that cleanup ended.
+// Used by the Linux process table (`owned.rs`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) fn untrack(pid: u32) {
     let mut reg = registry();
     if reg.tracked.remove(&pid).is_some() {
@@ -496,6 +502,8 @@ fn handle_scratch(line: &[u8], list: &mut Vec<[u8; MAX_LINE]>) -> bool {
 /// symlink (the run directory's path is canonical, so a symlink on it was
 /// put there by someone else: nothing is removed), its last component must
 /// be `work`, and the tree below is removed without following symlinks.
+/// When the directory holding `work` is named `ui-qa-…` (a helper user's
+/// scratch base), it is removed too if that left it empty.
 /// Raw system calls on stack memory only.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
@@ -517,33 +525,49 @@ fn remove_scratch(path: &[u8; MAX_LINE]) {
         }
         let comps: usize = p.split(|&b| b == b'/').filter(|c| !c.is_empty()).count();
         let mut i = 0;
+        // The directory holding `dir`, and `dir`'s name in it.
+        let mut above: c_int = -1;
+        let mut here = [0u8; 256];
         for comp in p.split(|&b| b == b'/').filter(|c| !c.is_empty()) {
             i += 1;
             let mut name = [0u8; 256];
             if comp.len() >= name.len() || comp == b"." || comp == b".." {
-                libc::close(dir);
-                return;
+                break;
             }
             if let Some(d) = name.get_mut(..comp.len()) {
                 d.copy_from_slice(comp);
             }
             if i == comps {
                 remove_tree(dir, &name, 0);
-                libc::close(dir);
-                return;
+                // A helper user's scratch (`<tmp>/ui-qa-<random>/work`):
+                // its base goes too once empty.
+                if above >= 0 && here.starts_with(b"ui-qa-") {
+                    libc::unlinkat(above, here.as_ptr().cast(), libc::AT_REMOVEDIR);
+                }
+                break;
             }
             let next = libc::openat(
                 dir,
                 name.as_ptr().cast(),
                 libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
             );
-            libc::close(dir);
+            if above >= 0 {
+                libc::close(above);
+            }
+            above = dir;
+            here = name;
             if next < 0 {
-                return;
+                dir = -1;
+                break;
             }
             dir = next;
         }
-        libc::close(dir);
+        if dir >= 0 {
+            libc::close(dir);
+        }
+        if above >= 0 {
+            libc::close(above);
+        }
     }
 }
 

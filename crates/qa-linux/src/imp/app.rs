@@ -6,9 +6,9 @@ use super::capture::{XWindow, X11};
 use super::display::missing;
 use super::objref::ObjRef;
 use super::procs;
-use super::tree::{children, Fields};
-use crate::codes::DesktopCode;
+use super::tree::children;
 use qa_core::DriverError;
+use qa_desktop::{DesktopCode, Fields, State, TopWindow};
 use std::sync::Arc;
 use x11rb::protocol::xproto::Window;
 
@@ -37,16 +37,6 @@ pub(crate) struct App {
     pub picked: tokio::sync::watch::Sender<Option<Window>>,
 }
 
-/// A top-level accessible window.
-pub(crate) struct AtWindow {
-    /// Its accessible name (the title).
-    pub name: String,
-    /// Whether it is showing.
-    pub showing: bool,
-    /// Whether it is the active window.
-    pub active: bool,
-}
-
 impl App {
     /// The accessibility bus connection.
     pub(crate) fn conn(&self) -> &zbus::Connection {
@@ -54,7 +44,7 @@ impl App {
     }
 
     /// Its top-level accessible windows (the application root's children).
-    pub(crate) async fn windows(&self) -> Vec<AtWindow> {
+    pub(crate) async fn windows(&self) -> Vec<TopWindow> {
         let f = Fields {
             states: true,
             ..Fields::default()
@@ -62,13 +52,10 @@ impl App {
         children(self.conn(), &self.root, f, WINDOW_CAP)
             .await
             .into_iter()
-            .map(|n| {
-                let s = n.states.unwrap_or_else(atspi::StateSet::empty);
-                AtWindow {
-                    name: n.view.name,
-                    showing: s.contains(atspi::State::Showing),
-                    active: s.contains(atspi::State::Active),
-                }
+            .map(|n| TopWindow {
+                showing: n.has(State::Showing),
+                active: n.has(State::Active),
+                name: n.view.name,
             })
             .collect()
     }

@@ -3,10 +3,10 @@
 
 use super::display::missing;
 use super::objref::ObjRef;
-use crate::codes::DesktopCode;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::bus::{BusProxy, StatusProxy};
 use qa_core::{Deadline, DriverError};
+use qa_desktop::DesktopCode;
 use std::time::Duration;
 use zbus::proxy::CacheProperties;
 

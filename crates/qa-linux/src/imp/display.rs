@@ -2,9 +2,9 @@
 //! `DBUS_SESSION_BUS_ADDRESS`) or an owned virtual pair (Xvfb + a private
 //! `dbus-daemon`) started through the run's process owner.
 
-use crate::codes::DesktopCode;
 use qa_core::host::which;
 use qa_core::{Deadline, DriverError, MissingCapability, SessionContext};
+use qa_desktop::DesktopCode;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, BufReader};

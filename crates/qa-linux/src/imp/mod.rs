@@ -2,36 +2,37 @@
 //! the accessible tree, X11 for windows, capture and input, qa-core's
 //! process identity for telling the application's processes apart.
 //!
+//! It is the [`qa_desktop::DesktopPlatform`] of AT-SPI and X11: the step
+//! dispatch, verdicts, resolution, inspection and snapshots are
+//! `qa_desktop::DesktopSession`'s; this module fetches, acts, types,
+//! captures and cleans up.
+//!
 //! Imports flow one way; each module uses only those listed after it:
 //!
 //! - `open` (probe, open) → `register`, `session`, `video`, `app`, `artifacts`, `bus`, `capture`,
 //!   `display`
-//! - `session` (step dispatch, observe, close) → `checks`, `artifacts`, `pointer`, `keys`,
-//!   `video`, `actions`, `app`, `capture`, `display`
+//! - `session` (the `DesktopPlatform`, close) → `artifacts`, `pointer`, `keys`, `video`,
+//!   `actions`, `app`, `tree`, `capture`, `display`, `objref`
 //! - `video` (the window's video: capture task and recorder) → `capture`, `procs`
-//! - `checks` (assertion verdicts) → `actions`, `app`, `tree`
-//! - `artifacts` (screenshots, snapshots, app logs) → `actions`, `app`, `tree`, `capture`, `display`
+//! - `artifacts` (the window's pixels, app logs) → `app`, `capture`, `display`
 //! - `pointer` (the click fallback of `activate`) → `app`, `bus`, `tree`, `objref`, `capture`, `display`
 //! - `register` (waiting for the app on the bus) → `bus`, `procs`, `capture`, `display`
 //! - `app` (the driven application, its windows) → `bus`, `tree`, `procs`, `objref`, `capture`, `display`
-//! - `actions` (resolve, activate, set value, focus) → `tree`, `bus`, `objref`
+//! - `actions` (activate, set value, select, focus) → `tree`, `bus`, `objref`
 //! - `keys` (XTest keyboard) → `capture`
-//! - `tree` (fetching the accessible tree) → `bus`, `objref`
+//! - `tree` (fetching the accessible tree, AT-SPI states and roles) → `bus`, `objref`
 //! - `bus` (the accessibility bus) → `objref`, `display`
 //! - leaves: `objref` (the shared `ObjRef`), `display` (display, session bus, missing
 //!   capabilities), `capture` (X11), `procs` (the target's processes)
 //!
-//! Every module may also use the crate's platform-neutral modules
-//! (`crate::codes`, `crate::locate`, `crate::roles`), which never use `imp`.
+//! Every module may also use `qa-desktop`, which never uses `imp`.
 
 mod actions;
 mod app;
 mod artifacts;
 mod bus;
 mod capture;
-mod checks;
 mod display;
-mod inspect;
 mod keys;
 mod objref;
 mod open;

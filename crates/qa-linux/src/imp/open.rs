@@ -8,15 +8,15 @@ use super::bus;
 use super::capture::X11;
 use super::display::{self, missing, DesktopEnv};
 use super::register::{wait_registration, ATTACH_REGISTRATION_MS, REGISTRATION_MS};
-use super::session::LinuxSession;
+use super::session::Linux;
 use super::video::{self, WindowVideo};
-use crate::codes::DesktopCode;
 use qa_core::flow::{ApplicationTarget, Target};
 use qa_core::host::which;
 use qa_core::process::DEFAULT_GRACE;
 use qa_core::{
     Capability, Deadline, DriverError, Flow, RunOptions, SessionContext, SurfaceSession,
 };
+use qa_desktop::{DesktopCode, DesktopSession};
 use std::process::Stdio;
 use std::sync::Arc;
 
@@ -255,11 +255,14 @@ async fn open_inner(
             picked: app.picked.subscribe(),
         },
     );
-    Ok(Box::new(LinuxSession {
-        ctx: ctx.clone(),
-        app,
-        env,
-        launched,
-        video,
-    }))
+    Ok(Box::new(DesktopSession::new(
+        ctx.clone(),
+        Linux {
+            ctx: ctx.clone(),
+            app,
+            env,
+            launched,
+            video,
+        },
+    )))
 }

@@ -16,11 +16,11 @@ use super::capture::XWindow;
 use super::display::missing;
 use super::objref::{ObjRef, ROOT_PATH};
 use super::tree::Node;
-use crate::codes::DesktopCode;
-use crate::locate::describe;
 use atspi::proxy::component::ComponentProxy;
 use atspi::CoordType;
 use qa_core::DriverError;
+use qa_desktop::locate::describe;
+use qa_desktop::DesktopCode;
 use std::time::Duration;
 
 /// Extents `(x, y, width, height)`.
@@ -102,7 +102,7 @@ pub(crate) async fn click(app: &App, n: &Node) -> Result<String, DriverError> {
     let element = n
         .bounds
         .ok_or_else(|| fail("it has no Component extents".into()))?;
-    let top = toplevel_of(app.conn(), &n.obj).await;
+    let top = toplevel_of(app.conn(), &n.element.obj).await;
     let win = match &top {
         Some(t) => app
             .x_windows()

@@ -8,10 +8,10 @@ use super::bus::{A11y, AppEntry};
 use super::capture::X11;
 use super::display::{missing, DesktopEnv};
 use super::procs;
-use crate::codes::DesktopCode;
 use qa_core::flow::ApplicationTarget;
 use qa_core::process::identity;
 use qa_core::{Cadence, Deadline, DriverError};
+use qa_desktop::DesktopCode;
 use std::time::{Duration, Instant};
 
 /// Longest wait for the application to register on the a11y bus.

@@ -3,61 +3,68 @@
 
 use super::bus::{accessible, proxy};
 use super::objref::ObjRef;
-use crate::locate::{truncate, NodeView};
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, Interface, InterfaceSet, State, StateSet};
 use futures_util::future::join_all;
-use serde_json::{json, Map, Value};
+use qa_desktop::locate::{truncate, NodeView};
+use qa_desktop::node::{breadth_first, TEXT_CAP};
+use qa_desktop::{Fields, NativeRole, States, ATSPI};
 
-/// Which optional fields to fetch (role, name and children always are).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Fields {
-    /// Accessible id.
-    pub id: bool,
-    /// State set.
-    pub states: bool,
-    /// Interfaces, screen extents, text content and value.
-    pub detail: bool,
-    /// Text content / value even without `detail` (text searches).
-    pub content: bool,
-}
-
-impl Fields {
-    /// Everything (snapshots).
-    pub(crate) const ALL: Fields = Fields {
-        id: true,
-        states: true,
-        detail: true,
-        content: true,
-    };
-}
-
-/// Maximum characters of text content kept per node.
-pub(crate) const TEXT_CAP: usize = 2000;
-
-/// One fetched node.
+/// One accessible object as the walk read it: the reference, its
+/// interfaces (when fetched) and its children's references. Equal when it
+/// is the same object.
 #[derive(Debug, Clone)]
-pub(crate) struct Node {
+pub(crate) struct AtElement {
     /// The object.
     pub obj: ObjRef,
-    /// What matching needs.
-    pub view: NodeView,
-    /// States, when fetched.
-    pub states: Option<StateSet>,
     /// Interfaces, when fetched.
     pub interfaces: Option<InterfaceSet>,
-    /// Screen extents `(x, y, width, height)`, when fetched and available.
-    pub bounds: Option<(i32, i32, i32, i32)>,
-    /// Text content (Text interface), when fetched.
-    pub text: Option<String>,
-    /// Current value (Value interface), when fetched.
-    pub value: Option<f64>,
     /// Child objects.
     pub children: Vec<ObjRef>,
-    /// Indices of fetched children in the flat list.
-    pub child_idx: Vec<usize>,
+}
+
+impl PartialEq for AtElement {
+    fn eq(&self, other: &Self) -> bool {
+        self.obj == other.obj
+    }
+}
+
+impl AtElement {
+    /// Its interfaces (none when they were not fetched).
+    pub(crate) fn interfaces(&self) -> InterfaceSet {
+        self.interfaces.unwrap_or_else(InterfaceSet::empty)
+    }
+}
+
+/// One fetched node.
+pub(crate) type Node = qa_desktop::Node<AtElement>;
+
+/// An AT-SPI state set as the portable states steps read, with its names.
+pub(crate) fn states(s: StateSet) -> States {
+    use qa_desktop::State as P;
+    let has = |x: State| s.contains(x);
+    let portable = [
+        (P::Enabled, has(State::Enabled) || has(State::Sensitive)),
+        (P::Focused, has(State::Focused)),
+        (P::Checked, has(State::Checked) || has(State::Pressed)),
+        (P::Selected, has(State::Selected)),
+        (P::Visible, has(State::Showing) && has(State::Visible)),
+        (P::Showing, has(State::Showing)),
+        (P::Expanded, has(State::Expanded)),
+        (
+            P::Collapsed,
+            has(State::Collapsed) || (has(State::Expandable) && !has(State::Expanded)),
+        ),
+        (P::Editable, has(State::Editable)),
+        (P::Active, has(State::Active)),
+        (P::Defunct, has(State::Defunct)),
+    ];
+    States::new(
+        portable.into_iter().filter(|(_, on)| *on).map(|(p, _)| p),
+        s.iter().map(|st| st.to_static_str()).collect(),
+    )
 }
 
 /// Reads the text content of an object with the Text interface.
@@ -91,7 +98,7 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
     let p = accessible(conn, &obj).await.ok()?;
     let want_ifaces = f.detail || f.content;
     let (role, name, children, id, states, ifaces) = futures_util::join!(
-        p.get_role_name(),
+        p.get_role(),
         p.name(),
         p.get_children(),
         async {
@@ -116,7 +123,13 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
             }
         },
     );
-    let role = role.ok()?;
+    let role = match role {
+        Ok(r) => {
+            NativeRole::from_id(&ATSPI, r as usize).unwrap_or_else(|| ATSPI.native_or_unknown(""))
+        }
+        // A role newer than the atspi crate: its name says which.
+        Err(_) => ATSPI.native_or_unknown(&p.get_role_name().await.ok()?),
+    };
     let node = Node {
         view: NodeView {
             role,
@@ -125,16 +138,18 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
             parent: None,
             order: Vec::new(),
         },
-        states,
-        interfaces: ifaces,
+        states: states.map(self::states),
         bounds: None,
         text: None,
         value: None,
-        children: children
-            .map(|c| c.iter().filter_map(ObjRef::from_owned).collect())
-            .unwrap_or_default(),
         child_idx: Vec::new(),
-        obj,
+        element: AtElement {
+            obj,
+            interfaces: ifaces,
+            children: children
+                .map(|c| c.iter().filter_map(ObjRef::from_owned).collect())
+                .unwrap_or_default(),
+        },
     };
     Some(node)
 }
@@ -142,11 +157,11 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
 /// The second round, which needs the interfaces: extents, text content and
 /// value, concurrently.
 async fn fetch_detail(conn: &zbus::Connection, node: &mut Node, f: Fields) {
-    if let Some(ifs) = node.interfaces {
+    if let Some(ifs) = node.element.interfaces {
         let (bounds, text, value) = futures_util::join!(
             async {
                 if f.detail && ifs.contains(Interface::Component) {
-                    let c: ComponentProxy = proxy(conn, &node.obj).await.ok()?;
+                    let c: ComponentProxy = proxy(conn, &node.element.obj).await.ok()?;
                     c.get_extents(CoordType::Screen).await.ok()
                 } else {
                     None
@@ -154,14 +169,14 @@ async fn fetch_detail(conn: &zbus::Connection, node: &mut Node, f: Fields) {
             },
             async {
                 if ifs.contains(Interface::Text) {
-                    read_text(conn, &node.obj).await
+                    read_text(conn, &node.element.obj).await
                 } else {
                     None
                 }
             },
             async {
                 if ifs.contains(Interface::Value) {
-                    read_value(conn, &node.obj).await
+                    read_value(conn, &node.element.obj).await
                 } else {
                     None
                 }
@@ -228,10 +243,9 @@ async fn walk_pipelined(
                 let idx = nodes.len();
                 node.view.parent = parent;
                 node.view.order = order.clone();
-                let defunct = node.states.is_some_and(|s| s.contains(State::Defunct));
-                if !defunct {
-                    for (i, c) in node.children.iter().enumerate() {
-                        if *c != node.obj {
+                if !node.has(qa_desktop::State::Defunct) {
+                    for (i, c) in node.element.children.iter().enumerate() {
+                        if *c != node.element.obj {
                             asked += 1;
                             if asked > cap {
                                 return None;
@@ -242,7 +256,7 @@ async fn walk_pipelined(
                         }
                     }
                 }
-                if node.interfaces.is_some() {
+                if node.element.interfaces.is_some() {
                     // The second round works on a copy; it is merged back below.
                     let mut copy = node.clone();
                     tasks.push(Box::pin(async move {
@@ -261,36 +275,6 @@ async fn walk_pipelined(
         }
     }
     Some(breadth_first(nodes))
-}
-
-/// Reorders a walk's nodes breadth-first (by depth, then by their path of
-/// child positions) and rebuilds parent and child indices.
-fn breadth_first(mut nodes: Vec<Node>) -> Vec<Node> {
-    let old_parent: Vec<Option<usize>> = nodes.iter().map(|n| n.view.parent).collect();
-    let mut perm: Vec<usize> = (0..nodes.len()).collect();
-    perm.sort_by(|&a, &b| {
-        let (oa, ob) = (&nodes[a].view.order, &nodes[b].view.order);
-        oa.len().cmp(&ob.len()).then_with(|| oa.cmp(ob))
-    });
-    let mut new_of = vec![0usize; nodes.len()];
-    for (new, &old) in perm.iter().enumerate() {
-        new_of[old] = new;
-    }
-    let mut slots: Vec<Option<Node>> = nodes.drain(..).map(Some).collect();
-    let mut out: Vec<Node> = perm
-        .iter()
-        .map(|&old| slots[old].take().expect("each node once"))
-        .collect();
-    for (new, &old) in perm.iter().enumerate() {
-        out[new].view.parent = old_parent[old].map(|p| new_of[p]);
-        out[new].child_idx.clear();
-    }
-    for i in 0..out.len() {
-        if let Some(p) = out[i].view.parent {
-            out[p].child_idx.push(i);
-        }
-    }
-    out
 }
 
 /// The level-by-level walk: each level's calls concurrently.
@@ -324,10 +308,9 @@ async fn walk_levels(
                 nodes[p].child_idx.push(idx);
             }
             // Defunct subtrees and cycles (a child pointing back up) are not followed.
-            let defunct = node.states.is_some_and(|s| s.contains(State::Defunct));
-            if !defunct {
-                for (i, c) in node.children.iter().enumerate() {
-                    if *c != node.obj {
+            if !node.has(qa_desktop::State::Defunct) {
+                for (i, c) in node.element.children.iter().enumerate() {
+                    if *c != node.element.obj {
                         let mut o = order.clone();
                         o.push(i as u32);
                         next.push((c.clone(), Some(idx), o));
@@ -369,119 +352,28 @@ pub(crate) async fn children(
         .collect()
 }
 
-/// The flat views for locator matching.
-pub(crate) fn views(nodes: &[Node]) -> Vec<NodeView> {
-    nodes.iter().map(|n| n.view.clone()).collect()
-}
-
-/// State names of a set, AT-SPI spelling.
-pub(crate) fn state_names(s: StateSet) -> Vec<&'static str> {
-    s.iter().map(|st| st.to_static_str()).collect()
-}
-
-/// A value formatted for people (`5`, not `5.0`).
-pub(crate) fn format_value(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
-
-/// The bounded snapshot JSON of a fetched subtree rooted at index `i`.
-pub(crate) fn snapshot_json(nodes: &[Node], i: usize) -> Value {
-    let n = &nodes[i];
-    let mut m = Map::new();
-    m.insert("role".into(), json!(n.view.role));
-    m.insert("name".into(), json!(n.view.name));
-    if let Some(id) = n.view.id.as_deref().filter(|s| !s.is_empty()) {
-        m.insert("id".into(), json!(id));
-    }
-    if let Some(v) = n.value {
-        m.insert("value".into(), json!(format_value(v)));
-    }
-    if let Some(t) = &n.text {
-        m.insert("text".into(), json!(t));
-    }
-    if let Some(s) = n.states {
-        m.insert("states".into(), json!(state_names(s)));
-    }
-    if let Some((x, y, w, h)) = n.bounds {
-        m.insert(
-            "bounds".into(),
-            json!({"x": x, "y": y, "width": w, "height": h}),
-        );
-    }
-    if !n.child_idx.is_empty() {
-        let kids: Vec<Value> = n
-            .child_idx
-            .iter()
-            .map(|&c| snapshot_json(nodes, c))
-            .collect();
-        m.insert("children".into(), Value::Array(kids));
-    }
-    Value::Object(m)
-}
-
-/// Every readable string of a node: text content, value, name.
-pub(crate) fn node_texts(n: &Node) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(t) = &n.text {
-        v.push(t.clone());
-    }
-    if let Some(x) = n.value {
-        v.push(format_value(x));
-    }
-    if !n.view.name.is_empty() {
-        v.push(n.view.name.clone());
-    }
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn node(name: &str, parent: Option<usize>, order: &[u32]) -> Node {
-        Node {
-            obj: ObjRef {
-                bus: ":1.1".into(),
-                path: format!("/o/{name}"),
-            },
-            view: NodeView {
-                role: "panel".into(),
-                name: name.into(),
-                id: None,
-                parent,
-                order: order.to_vec(),
-            },
-            states: None,
-            interfaces: None,
-            bounds: None,
-            text: None,
-            value: None,
-            children: Vec::new(),
-            child_idx: Vec::new(),
-        }
-    }
-
     #[test]
-    fn a_pipelined_walk_is_put_back_in_breadth_first_order() {
-        // Arrival order of a pipelined walk: a deep branch answered before
-        // its uncle. Tree: root -> [a -> [a0], b].
-        let arrived = vec![
-            node("root", None, &[]),
-            node("a", Some(0), &[0]),
-            node("a0", Some(1), &[0, 0]),
-            node("b", Some(0), &[1]),
-        ];
-        let out = breadth_first(arrived);
-        let names: Vec<&str> = out.iter().map(|n| n.view.name.as_str()).collect();
-        assert_eq!(names, ["root", "a", "b", "a0"]);
-        let parents: Vec<Option<usize>> = out.iter().map(|n| n.view.parent).collect();
-        assert_eq!(parents, [None, Some(0), Some(0), Some(1)]);
-        assert_eq!(out[0].child_idx, [1, 2]);
-        assert_eq!(out[1].child_idx, [3]);
-        assert!(out[2].child_idx.is_empty() && out[3].child_idx.is_empty());
+    fn the_role_table_numbers_roles_as_the_atspi_crate_does() {
+        let mut seen = 0;
+        for n in 0..=400u32 {
+            let Ok(r) = atspi::Role::try_from(n) else {
+                continue;
+            };
+            seen += 1;
+            let ours = NativeRole::from_id(&ATSPI, n as usize).expect("every role is in the table");
+            // at-spi2-core's name for a push button; the crate says "button".
+            let expected = if r == atspi::Role::Button {
+                "push button"
+            } else {
+                r.name()
+            };
+            assert_eq!(ours.name(), expected, "role {n}");
+            assert_eq!(ATSPI.native(r.name()), Some(ours), "role {n} by name");
+        }
+        assert!(seen > 100, "{seen}");
     }
 }

@@ -4,11 +4,11 @@
 
 #![allow(dead_code)]
 
-use qa_core::conformance::{self, DriveOptions, Workspace};
 use qa_core::process::CleanupReport;
-use qa_core::runner::StepEnd;
 use qa_core::{Artifact, DriverError, Flow, RunOptions};
 use qa_linux::LinuxDesktopDriver;
+use qa_runner::conformance::{self, DriveOptions, Workspace};
+use qa_runner::runner::StepEnd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

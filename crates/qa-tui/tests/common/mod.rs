@@ -3,11 +3,11 @@
 
 #![allow(dead_code)]
 
-use qa_core::conformance::{self, DriveOptions, Workspace};
 use qa_core::evidence::Evidence;
 use qa_core::flow::Flow;
 use qa_core::process::ProcessOwner;
 use qa_core::{CloseResult, Deadline, RunOptions, Secrets, SessionContext};
+use qa_runner::conformance::{self, DriveOptions, Workspace};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -82,15 +82,14 @@ pub fn fixture() -> PathBuf {
 
 pub fn context(workspace: &Path) -> SessionContext {
     let secrets = Arc::new(Secrets::new());
-    SessionContext {
-        evidence: Arc::new(Evidence::create(workspace, "run", secrets.clone()).unwrap()),
-        processes: Arc::new(ProcessOwner::new()),
-        secrets,
-        flow_deadline: Deadline::after_ms(120_000),
-        options: RunOptions::default(),
-        recording: Default::default(),
-        auth: None,
-    }
+    SessionContext::new(
+        Arc::new(Evidence::create(workspace, "run", secrets).unwrap()),
+        Arc::new(ProcessOwner::new()),
+        Deadline::after_ms(120_000),
+        RunOptions::default(),
+        None,
+    )
+    .with_recording(Default::default())
 }
 
 /// Parses and runs a flow whose relative paths resolve against `base`,

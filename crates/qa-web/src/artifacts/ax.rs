@@ -4,15 +4,25 @@
 
 use super::publish;
 use crate::actionability::actionable;
-use crate::cdp::commands::{DescribeNode, Evaluate, GetFullAxTree};
+use crate::cdp::commands::{
+    AccessibilityEnable, DescribeNode, Evaluate, GetChildAxNodes, GetFullAxTree, GetPartialAxTree,
+    GetRootAxNode,
+};
 use crate::codes::WebCode;
 use crate::page::{ActKind, Nothing, Page};
 use qa_core::flow::Locator;
+use qa_core::snapshot::{AxNode, AxSnapshot};
 use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Step};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 const MAX_AX_NODES: usize = 5000;
+/// Past this many elements in the document, the tree is read node by node
+/// up to [`MAX_AX_NODES`] instead of in one answer: Chromium's full tree of
+/// a 160,000-element page is one message of hundreds of megabytes.
+const WHOLE_TREE_ELEMENTS: u64 = 2000;
+/// The deepest node kept.
+const MAX_AX_DEPTH: usize = 200;
 const MAX_AX_STRING: usize = 200;
 
 pub(crate) fn clip(s: &str) -> String {
@@ -56,9 +66,28 @@ pub(crate) fn states_of(n: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// One AX node as the snapshot shows it: role, name, value and states
+/// (its children are added by the caller).
+fn compact_node(n: &Value) -> AxNode {
+    let states = states_of(n);
+    AxNode {
+        role: n["role"]["value"].as_str().unwrap_or("").to_string(),
+        name: n["name"]["value"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(clip),
+        value: n["value"]["value"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(clip),
+        states: (!states.is_empty()).then_some(states),
+        ..Default::default()
+    }
+}
+
 /// Turns `Accessibility.getFullAXTree`'s flat node list into a bounded tree
 /// of `{role, name, value?, states?, children?}` (ignored nodes skipped).
-pub(crate) fn compact_ax(nodes: &[Value], root_backend: Option<i64>) -> Value {
+pub(crate) fn compact_ax(nodes: &[Value]) -> AxSnapshot {
     let by_id: HashMap<&str, &Value> = nodes
         .iter()
         .filter_map(|n| n["nodeId"].as_str().map(|id| (id, n)))
@@ -69,59 +98,44 @@ pub(crate) fn compact_ax(nodes: &[Value], root_backend: Option<i64>) -> Value {
         by_id: &HashMap<&str, &'a Value>,
         budget: &mut usize,
         depth: usize,
-        out: &mut Vec<Value>,
+        out: &mut Vec<AxNode>,
     ) {
-        if *budget == 0 || depth > 200 {
+        if *budget == 0 || depth > MAX_AX_DEPTH {
             return;
         }
-        let kids: Vec<&Value> = n["childIds"]
+        let kids = n["childIds"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| c.as_str().and_then(|c| by_id.get(c).copied()))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str().and_then(|c| by_id.get(c).copied()));
+        if n["ignored"].as_bool() == Some(true) {
+            // An ignored node's children take its place.
+            for k in kids {
+                build(k, by_id, budget, depth + 1, out);
+            }
+            return;
+        }
+        // Counted before its children: a truncated tree keeps the top of
+        // the page, in document order.
+        *budget -= 1;
         let mut children = Vec::new();
         for k in kids {
             build(k, by_id, budget, depth + 1, &mut children);
         }
-        if n["ignored"].as_bool() == Some(true) {
-            out.extend(children);
-            return;
-        }
-        *budget -= 1;
-        let mut o = serde_json::Map::new();
-        o.insert(
-            "role".into(),
-            json!(n["role"]["value"].as_str().unwrap_or("")),
-        );
-        if let Some(name) = n["name"]["value"].as_str().filter(|s| !s.is_empty()) {
-            o.insert("name".into(), json!(clip(name)));
-        }
-        if let Some(v) = n["value"]["value"].as_str().filter(|s| !s.is_empty()) {
-            o.insert("value".into(), json!(clip(v)));
-        }
-        let states = states_of(n);
-        if !states.is_empty() {
-            o.insert("states".into(), json!(states));
-        }
-        if !children.is_empty() {
-            o.insert("children".into(), Value::Array(children));
-        }
-        out.push(Value::Object(o));
+        let mut o = compact_node(n);
+        o.children = children;
+        out.push(o);
     }
-    let root = match root_backend {
-        Some(b) => nodes
-            .iter()
-            .find(|n| n["backendDOMNodeId"].as_i64() == Some(b)),
-        None => nodes.iter().find(|n| n["parentId"].is_null()),
-    };
+    let root = nodes.iter().find(|n| n["parentId"].is_null());
     let mut out = Vec::new();
     if let Some(r) = root {
         build(r, &by_id, &mut budget, 0, &mut out);
     }
-    json!({ "nodes": out, "truncated": budget == 0 })
+    AxSnapshot {
+        nodes: Some(out),
+        truncated: budget == 0,
+        ..Default::default()
+    }
 }
 
 /// An accessibility snapshot of the page (or frame), or of the subtree of
@@ -139,18 +153,12 @@ pub(crate) async fn ax_snapshot(
         Some(l) => {
             actionable::<Nothing>(page, l, "snapshotAccessibility", ActKind::Focus, deadline)
                 .await?;
-            // The helper focused the element; find it back by focus.
-            let r = page
-                .evaluate(Evaluate {
-                    return_by_value: Some(false),
-                    ..Evaluate::expression("document.activeElement")
-                })
-                .await
-                .map_err(failed)?;
-            let Some(object_id) = r.result.object_id else {
+            // The element itself (not the focus: a landmark or a list is
+            // not focusable).
+            let Some(object_id) = page.element_object(l).await? else {
                 return Err(DriverError::new(
                     WebCode::AxFailed,
-                    "the focused element could not be found again",
+                    format!("{} no longer matches one element", l.describe()),
                 ));
             };
             let d = page
@@ -161,19 +169,22 @@ pub(crate) async fn ax_snapshot(
         }
         None => None,
     };
-    let tree = page
-        .send(&GetFullAxTree {
-            frame_id: page.frame.as_ref().map(|f| f.id.clone()),
-        })
-        .await
-        .map_err(failed)?;
-    let mut tree = compact_ax(&tree.nodes, root_backend);
+    let frame_id = page.frame.as_ref().map(|f| f.id.clone());
+    let tree = match root_backend {
+        None if element_count(page).await <= WHOLE_TREE_ELEMENTS => {
+            let tree = page
+                .send(&GetFullAxTree { frame_id })
+                .await
+                .map_err(failed)?;
+            compact_ax(&tree.nodes)
+        }
+        _ => walk_ax(page, root_backend, frame_id)
+            .await
+            .map_err(failed)?,
+    };
     // A secret split across elements (`<span>ab</span><span>cd</span>`)
     // shows in no single name: redacted across them, as pictures mask it.
-    evidence
-        .secrets()
-        .redact_json_across(&mut tree, &["name", "value"]);
-    let bytes = serde_json::to_vec_pretty(&tree).unwrap_or_default();
+    let bytes = tree.to_redacted_json(evidence.secrets());
     publish(
         evidence,
         ArtifactGroup::AccessibilitySnapshots,
@@ -184,9 +195,146 @@ pub(crate) async fn ax_snapshot(
     )
 }
 
+/// Elements in the document (of the step's frame), shadow trees aside;
+/// `u64::MAX` when the page does not say.
+async fn element_count(page: &Page) -> u64 {
+    page.evaluate(Evaluate::expression(
+        "document.getElementsByTagName('*').length",
+    ))
+    .await
+    .ok()
+    .and_then(|r| r.result.value.and_then(|v| v.as_u64()))
+    .unwrap_or(u64::MAX)
+}
+
+/// A kept node whose children are still being read.
+struct Open {
+    /// The node (`None`: the list of top-level nodes).
+    node: Option<AxNode>,
+    /// Its children kept so far.
+    children: Vec<AxNode>,
+    /// Raw nodes still to visit under it, in document order, with their
+    /// depth.
+    queue: std::collections::VecDeque<(Value, usize)>,
+}
+
+/// The same tree as [`compact_ax`], read node by node: the root (of the
+/// page or frame, or the element `root_backend`), then the children of each
+/// node visited, in document order, until [`MAX_AX_NODES`] are kept. What
+/// ui-qa holds at once is bounded by the nodes kept, not by the page.
+async fn walk_ax(
+    page: &Page,
+    root_backend: Option<i64>,
+    frame_id: Option<String>,
+) -> Result<AxSnapshot, crate::cdp::CdpError> {
+    page.send(&AccessibilityEnable {}).await?;
+    let root = match root_backend {
+        Some(b) => page
+            .send(&GetPartialAxTree {
+                backend_node_id: b,
+                fetch_relatives: false,
+            })
+            .await?
+            .nodes
+            .into_iter()
+            .next(),
+        None => Some(
+            page.send(&GetRootAxNode {
+                frame_id: frame_id.clone(),
+            })
+            .await?
+            .node,
+        ),
+    };
+    let mut budget = MAX_AX_NODES;
+    // Nodes read but not visited yet, by id: Chromium answers a node's
+    // children with the children of its ignored children too.
+    let mut received: HashMap<String, Value> = HashMap::new();
+    let mut stack = vec![Open {
+        node: None,
+        children: Vec::new(),
+        queue: root.map(|r| (r, 0)).into_iter().collect(),
+    }];
+    loop {
+        let top = stack.last_mut().expect("the top-level list stays");
+        let Some((raw, depth)) = top.queue.pop_front() else {
+            let done = stack.pop().expect("non-empty");
+            match (done.node, stack.last_mut()) {
+                (Some(mut o), Some(parent)) => {
+                    o.children = done.children;
+                    parent.children.push(o);
+                }
+                _ => {
+                    return Ok(AxSnapshot {
+                        nodes: Some(done.children),
+                        truncated: budget == 0,
+                        ..Default::default()
+                    });
+                }
+            }
+            continue;
+        };
+        if budget == 0 || depth > MAX_AX_DEPTH {
+            continue;
+        }
+        let kids = children_of(page, &raw, &frame_id, &mut received).await?;
+        if raw["ignored"].as_bool() == Some(true) {
+            // An ignored node's children take its place.
+            for k in kids.into_iter().rev() {
+                top.queue.push_front((k, depth + 1));
+            }
+            continue;
+        }
+        budget -= 1;
+        let node = compact_node(&raw);
+        stack.push(Open {
+            node: Some(node),
+            children: Vec::new(),
+            queue: kids.into_iter().map(|k| (k, depth + 1)).collect(),
+        });
+    }
+}
+
+/// The children of `node`, in document order (its `childIds`): from what
+/// was already read, else read now (and kept for the ignored children's
+/// own children, which come with them).
+async fn children_of(
+    page: &Page,
+    node: &Value,
+    frame_id: &Option<String>,
+    received: &mut HashMap<String, Value>,
+) -> Result<Vec<Value>, crate::cdp::CdpError> {
+    let ids: Vec<&str> = node["childIds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !ids.iter().all(|id| received.contains_key(*id)) {
+        if let Some(id) = node["nodeId"].as_str() {
+            let answer = page
+                .send(&GetChildAxNodes {
+                    id: id.to_string(),
+                    frame_id: frame_id.clone(),
+                })
+                .await?;
+            for n in answer.nodes {
+                if let Some(nid) = n["nodeId"].as_str() {
+                    received.insert(nid.to_string(), n);
+                }
+            }
+        }
+    }
+    Ok(ids.iter().filter_map(|id| received.remove(*id)).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn compact_skips_ignored_and_bounds_strings() {
@@ -197,10 +345,46 @@ mod tests {
             json!({ "nodeId": "3", "parentId": "2", "role": { "value": "button" }, "name": { "value": long },
                     "properties": [ { "name": "disabled", "value": { "type": "boolean", "value": true } } ] }),
         ];
-        let t = compact_ax(&nodes, None);
+        let t = serde_json::to_value(compact_ax(&nodes)).unwrap();
         let b = &t["nodes"][0]["children"][0];
         assert_eq!(b["role"], "button");
         assert_eq!(b["states"][0], "disabled");
         assert!(b["name"].as_str().unwrap().len() < 210);
+    }
+
+    /// Every node in a compacted tree.
+    fn count(nodes: &Value) -> usize {
+        nodes
+            .as_array()
+            .map(|a| a.iter().map(|n| 1 + count(&n["children"])).sum())
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_tree_past_the_budget_keeps_its_top_and_says_it_is_truncated() {
+        // root → heading, then 3000 list items of two children each (past
+        // the budget while children are still being built).
+        let mut nodes = vec![json!({ "nodeId": "r", "role": { "value": "RootWebArea" },
+            "childIds": (0..3001).map(|i| format!("i{i}")).collect::<Vec<_>>() })];
+        nodes.push(
+            json!({ "nodeId": "i0", "role": { "value": "heading" }, "name": { "value": "Top" } }),
+        );
+        for i in 1..3001 {
+            nodes.push(
+                json!({ "nodeId": format!("i{i}"), "role": { "value": "listitem" },
+                "childIds": [format!("a{i}"), format!("b{i}")] }),
+            );
+            nodes.push(json!({ "nodeId": format!("a{i}"), "role": { "value": "link" } }));
+            nodes.push(json!({ "nodeId": format!("b{i}"), "role": { "value": "button" } }));
+        }
+        let t = serde_json::to_value(compact_ax(&nodes)).unwrap();
+        assert_eq!(t["truncated"], true);
+        assert_eq!(count(&t["nodes"]), MAX_AX_NODES);
+        let top = &t["nodes"][0];
+        assert_eq!(top["role"], "RootWebArea");
+        assert_eq!(top["children"][0]["name"], "Top");
+        // An untruncated tree says so.
+        let small = serde_json::to_value(compact_ax(&nodes[..2])).unwrap();
+        assert_eq!(small["truncated"], false);
     }
 }

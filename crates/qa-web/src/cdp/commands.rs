@@ -100,6 +100,8 @@ no_params! {
     NetworkEnable = "Network.enable";
     /// `Runtime.enable`.
     RuntimeEnable = "Runtime.enable";
+    /// `Accessibility.enable`.
+    AccessibilityEnable = "Accessibility.enable";
     /// `Page.enable`.
     PageEnable = "Page.enable";
     /// `Log.enable`.
@@ -764,12 +766,49 @@ pub(crate) struct GetFullAxTree {
 }
 command!(GetFullAxTree = "Accessibility.getFullAXTree" -> AxTree);
 
-/// The answer of `Accessibility.getFullAXTree`.
+/// The answer of `Accessibility.getFullAXTree`, `getChildAXNodes` and
+/// `getPartialAXTree`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct AxTree {
     pub nodes: Vec<Value>,
 }
+
+/// `Accessibility.getRootAXNode` (of the page, or of one frame).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetRootAxNode {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<String>,
+}
+command!(GetRootAxNode = "Accessibility.getRootAXNode" -> AxRoot);
+
+/// The answer of `Accessibility.getRootAXNode`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct AxRoot {
+    pub node: Value,
+}
+
+/// `Accessibility.getChildAXNodes`: the children of one node, ignored
+/// ones included.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetChildAxNodes {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<String>,
+}
+command!(GetChildAxNodes = "Accessibility.getChildAXNodes" -> AxTree);
+
+/// `Accessibility.getPartialAXTree` of one DOM node, without relatives.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetPartialAxTree {
+    pub backend_node_id: i64,
+    pub fetch_relatives: bool,
+}
+command!(GetPartialAxTree = "Accessibility.getPartialAXTree" -> AxTree);
 
 // --------------------------------------------------------------------- Input
 

@@ -16,16 +16,22 @@ use std::net::SocketAddr;
 /// Whether the process that opened the connection from `peer` to `local`
 /// runs as this process's effective user.
 pub(crate) fn same_user(local: SocketAddr, peer: SocketAddr) -> bool {
+    from_user(local, peer, None)
+}
+
+/// Whether the process that opened the connection from `peer` to `local`
+/// runs as `uid` (`None`: this process's effective user).
+pub(crate) fn from_user(local: SocketAddr, peer: SocketAddr, uid: Option<u32>) -> bool {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: geteuid(2) cannot fail and touches no memory.
         #[allow(unsafe_code)]
-        let me = unsafe { libc::geteuid() };
+        let me = uid.unwrap_or_else(|| unsafe { libc::geteuid() });
         owner_uid(local, peer) == Some(me)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (local, peer);
+        let _ = (local, peer, uid);
         true
     }
 }

@@ -28,7 +28,7 @@
 use super::allowlist::{
     browser_service, Allowlist, BlockedRequests, BlockedSink, Decision, TUNNEL_KEY,
 };
-use super::peer::same_user;
+use super::peer::from_user;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -63,6 +63,8 @@ impl Drop for Proxy {
 }
 
 struct Ctx {
+    /// The user whose connections are served (`None`: this process's).
+    browser_uid: Option<u32>,
     allow: Allowlist,
     sink: BlockedSink,
     own: BlockedSink,
@@ -81,13 +83,20 @@ impl Ctx {
 }
 
 impl Proxy {
-    /// Binds 127.0.0.1 on a free port and serves until dropped. Blocked
-    /// attempts are recorded in `sink` (and in [`Proxy::blocked_here`]).
-    pub async fn start(allow: Allowlist, sink: BlockedSink) -> std::io::Result<Proxy> {
+    /// Binds 127.0.0.1 on a free port and serves until dropped, to
+    /// connections from processes of `browser_uid` (`None`: this
+    /// process's user) only. Blocked attempts are recorded in `sink` (and
+    /// in [`Proxy::blocked_here`]).
+    pub async fn start(
+        allow: Allowlist,
+        sink: BlockedSink,
+        browser_uid: Option<u32>,
+    ) -> std::io::Result<Proxy> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let port = listener.local_addr()?.port();
         let own = BlockedSink::default();
         let cx = Arc::new(Ctx {
+            browser_uid,
             allow,
             sink,
             own: own.clone(),
@@ -123,9 +132,9 @@ async fn accept_loop(listener: TcpListener, cx: Arc<Ctx>) {
                 Ok((s, peer)) if conns.len() < MAX_CONNECTIONS => {
                     let cx = cx.clone();
                     conns.spawn(async move {
-                        // Only the run's browser (this user's processes)
+                        // Only the run's browser (its user's processes)
                         // may use the proxy; anyone else is hung up on.
-                        if s.local_addr().is_ok_and(|l| same_user(l, peer)) {
+                        if s.local_addr().is_ok_and(|l| from_user(l, peer, cx.browser_uid)) {
                             handle(s, &cx).await;
                         }
                     });
@@ -456,7 +465,7 @@ mod tests {
 
     async fn proxy_for(origins: &[String]) -> (Proxy, BlockedSink) {
         let sink = BlockedSink::default();
-        let p = Proxy::start(Allowlist::new(origins.to_vec()), sink.clone())
+        let p = Proxy::start(Allowlist::new(origins.to_vec()), sink.clone(), None)
             .await
             .unwrap();
         (p, sink)

@@ -2,6 +2,7 @@
 
 use crate::cdp::{Cdp, CdpError, CdpEvent};
 use crate::codes::WebCode;
+use qa_core::evidence::HelperUser;
 use qa_core::host::{find_in, is_executable};
 use qa_core::{DriverError, MissingCapability};
 use std::path::{Path, PathBuf};
@@ -215,17 +216,57 @@ fn high_cloexec(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedF
 
 /// The fresh profile's preferences: no password manager (it would offer to
 /// save a login's password and send a leak check to its service), no
-/// credential service.
-fn preferences(profile: &Path) {
+/// credential service. Handed to the browser's user when it has its own.
+fn preferences(profile: &Path, user: Option<HelperUser>) -> std::io::Result<()> {
     let dir = profile.join("Default");
-    if std::fs::create_dir_all(&dir).is_ok() {
-        let prefs = r#"{"credentials_enable_service":false,"profile":{"password_manager_enabled":false,"password_manager_leak_detection":false}}"#;
-        if let Ok(mut f) = qa_core::evidence::create_private_file(&dir.join("Preferences")) {
-            use std::io::Write;
-            let _ = f.write_all(prefs.as_bytes());
-        }
+    std::fs::create_dir(&dir)?;
+    let prefs = r#"{"credentials_enable_service":false,"profile":{"password_manager_enabled":false,"password_manager_leak_detection":false}}"#;
+    let mut f = qa_core::evidence::create_private_file(&dir.join("Preferences"))
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    std::io::Write::write_all(&mut f, prefs.as_bytes())?;
+    #[cfg(unix)]
+    if let Some(u) = user {
+        // Root made both inside the browser user's 0700 profile; the file
+        // is changed through its descriptor, the directory is not followed.
+        std::os::unix::fs::fchown(&f, Some(u.uid), Some(u.gid))?;
+        std::os::unix::fs::lchown(&dir, Some(u.uid), Some(u.gid))?;
+    }
+    #[cfg(not(unix))]
+    let _ = user;
+    Ok(())
+}
+
+/// Chromium's own word, on stderr, when it cannot set up its sandbox here
+/// (no user namespaces and no setuid helper).
+const NO_SANDBOX_HERE: &str = "No usable sandbox";
+
+/// Whether Chromium refused to start because its sandbox cannot work on
+/// this host (the caller may start it again without the sandbox).
+pub fn sandbox_refused(e: &DriverError) -> bool {
+    e.code == WebCode::LaunchFailed.as_str() && e.message.contains(NO_SANDBOX_HERE)
+}
+
+/// Runs the browser as `user`: its own id and group and no supplementary
+/// groups (the standard library drops them when root sets the id), with
+/// its home in its profile, away from root's session bus and runtime
+/// directory.
+#[cfg(unix)]
+fn run_as(cmd: &mut tokio::process::Command, profile: &Path, user: Option<HelperUser>) {
+    if let Some(u) = user {
+        cmd.uid(u.uid)
+            .gid(u.gid)
+            .env("HOME", profile)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("XAUTHORITY");
     }
 }
+
+#[cfg(not(unix))]
+fn run_as(_cmd: &mut tokio::process::Command, _profile: &Path, _user: Option<HelperUser>) {}
 
 /// The DevTools pipes, set up to become the browser's fds 3 and 4 when
 /// `cmd` is spawned; the profile is written owner-only (umask 077).
@@ -282,15 +323,30 @@ impl DevToolsPipes {
 
 /// Launches Chromium through the run's process owner with its DevTools
 /// pipe, and waits until it answers on it.
+///
+/// `user`: the user Chromium runs as (see [`super::user`]); its profile
+/// must already be its own.
 pub async fn launch(
     exe: &Path,
     args: &[String],
     profile: &Path,
+    user: Option<HelperUser>,
     processes: &qa_core::process::ProcessOwner,
     deadline: qa_core::Deadline,
 ) -> Result<Launched, DriverError> {
-    preferences(profile);
+    if !profile.join("Default").is_dir() {
+        preferences(profile, user).map_err(|e| {
+            DriverError::new(
+                WebCode::LaunchProfile,
+                format!(
+                    "could not prepare the browser profile {}: {e}",
+                    profile.display()
+                ),
+            )
+        })?;
+    }
     let mut cmd = tokio::process::Command::new(exe);
+    run_as(&mut cmd, profile, user);
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -298,11 +354,24 @@ pub async fn launch(
         .kill_on_drop(false);
     let pipes = prepare_pipes(&mut cmd)?;
     let mut child = processes.spawn(cmd, "chromium").map_err(|e| {
-        DriverError::new(
-            WebCode::LaunchFailed,
-            format!("could not start {}: {e}", exe.display()),
-        )
-        .with_remediation(CHROMIUM_REMEDIATION)
+        match user {
+            Some(u) if e.kind() == std::io::ErrorKind::PermissionDenied => DriverError::new(
+                WebCode::LaunchFailed,
+                format!(
+                    "could not start {} as the browser's own user (uid {}): {e}",
+                    exe.display(),
+                    u.uid
+                ),
+            )
+            .with_remediation(
+                "as root, ui-qa starts Chromium as an unprivileged user of its own: pass --browser a Chromium that every user can read and execute (such as /usr/bin/chromium)",
+            ),
+            _ => DriverError::new(
+                WebCode::LaunchFailed,
+                format!("could not start {}: {e}", exe.display()),
+            )
+            .with_remediation(CHROMIUM_REMEDIATION),
+        }
     })?;
     let pid = child.id().unwrap_or(0);
     let (to_browser, from_browser) = pipes.ours();
@@ -310,9 +379,10 @@ pub async fn launch(
         .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
     // Collect a bounded stderr tail in the background.
     let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let mut reader = None;
     if let Some(mut err) = child.stderr.take() {
         let tail = tail.clone();
-        tokio::spawn(async move {
+        reader = Some(tokio::spawn(async move {
             let mut buf = [0u8; 4096];
             while let Ok(n) = err.read(&mut buf).await {
                 if n == 0 {
@@ -325,7 +395,7 @@ pub async fn launch(
                     t.drain(..len - 8192);
                 }
             }
-        });
+        }));
     }
     let stderr_tail = |tail: &std::sync::Arc<std::sync::Mutex<Vec<u8>>>| {
         let t = tail.lock().expect("tail lock");
@@ -353,8 +423,12 @@ pub async fn launch(
             ),
         )),
         Err(e) => {
-            // Exited (or closed its pipe): give its stderr a moment to land.
+            // Exited: its stderr ends with it (or soon after, when a helper
+            // it started still holds it).
             let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            if let Some(r) = reader {
+                let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
+            }
             let status = match child.try_wait() {
                 Ok(Some(s)) => s.to_string(),
                 _ => "still running".into(),

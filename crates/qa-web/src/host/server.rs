@@ -81,13 +81,9 @@ impl Private {
             // The served directory holds the workspace: none of it.
             return true;
         }
-        [
-            "runs",
-            qa_core::auth::store::AUTH_FILE,
-            qa_core::auth::store::STATE_DIR,
-        ]
-        .iter()
-        .any(|p| file.starts_with(ws.join(p)))
+        ["runs", qa_core::auth::AUTH_FILE, qa_core::auth::STATE_DIR]
+            .iter()
+            .any(|p| file.starts_with(ws.join(p)))
     }
 }
 

@@ -676,20 +676,22 @@ pub(crate) struct Metrics {
 }
 
 impl Metrics {
-    /// A metric by its `assertDOMMetric` name.
-    pub fn get(&self, name: &str) -> Option<f64> {
-        Some(match name {
-            "scrollX" => self.scroll_x,
-            "scrollY" => self.scroll_y,
-            "innerWidth" => self.inner_width,
-            "innerHeight" => self.inner_height,
-            "scrollWidth" => self.scroll_width,
-            "scrollHeight" => self.scroll_height,
-            "elementCount" => self.element_count,
-            "imageCount" => self.image_count,
-            "linkCount" => self.link_count,
-            "formCount" => self.form_count,
-            _ => return None,
+    /// A document metric of `assertDOMMetric` (`None` for the metrics of
+    /// a locator's elements).
+    pub fn get(&self, metric: qa_core::flow::DomMetric) -> Option<f64> {
+        use qa_core::flow::DomMetric as M;
+        Some(match metric {
+            M::ScrollX => self.scroll_x,
+            M::ScrollY => self.scroll_y,
+            M::InnerWidth => self.inner_width,
+            M::InnerHeight => self.inner_height,
+            M::ScrollWidth => self.scroll_width,
+            M::ScrollHeight => self.scroll_height,
+            M::ElementCount => self.element_count,
+            M::ImageCount => self.image_count,
+            M::LinkCount => self.link_count,
+            M::FormCount => self.form_count,
+            M::Count | M::VisibleCount => return None,
         })
     }
 }

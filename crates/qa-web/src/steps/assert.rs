@@ -9,8 +9,8 @@ use crate::page::{
     reply_error, Counted, DomOp, ElementState, Metrics, OneElement, Page, PageInfo, Read,
 };
 use qa_core::flow::{
-    AttributeAssert, AuthRejectedIf, ConsoleAssert, CountAssert, DomMetricAssert, ElementAssert,
-    ElementTextAssert, Locator, MatcherOnly, NetworkAssert, WaitFor, WaitState,
+    AttributeAssert, AuthRejectedIf, ConsoleAssert, CountAssert, DomMetric, DomMetricAssert,
+    ElementAssert, ElementTextAssert, Locator, MatcherOnly, NetworkAssert, WaitFor, WaitState,
 };
 use qa_core::{Deadline, DriverError, Mismatch, MissingCapability, Verdict};
 
@@ -250,26 +250,34 @@ pub(super) async fn dom_metric(
     let value = match &d.locator {
         Some(l) => {
             let c: Counted = page.read(&DomOp::CountVisible(l), deadline).await?;
-            match d.metric.as_str() {
-                "count" => Some(c.count as f64),
-                "visibleCount" => Some(c.visible as f64),
+            match d.metric {
+                DomMetric::Count => Some(c.count as f64),
+                DomMetric::VisibleCount => Some(c.visible as f64),
                 _ => None,
             }
         }
         None => {
             let m: Metrics = page.read(&DomOp::Metrics, deadline).await?;
-            m.get(&d.metric)
+            m.get(d.metric)
         }
     };
     Ok(match value {
         Some(x) => holds_or(
             cmp.holds(x),
             d.locator.as_ref(),
-            format!("{} {}", d.metric, cmp.describe()),
-            format!("{} is {x}", d.metric),
+            format!("{} {}", d.metric.as_str(), cmp.describe()),
+            format!("{} is {x}", d.metric.as_str()),
         ),
         None => Verdict::Fails {
-            reason: format!("unknown DOM metric {:?}", d.metric),
+            reason: format!(
+                "DOM metric {} is not measured {}",
+                d.metric.as_str(),
+                if d.locator.is_some() {
+                    "on a locator's elements"
+                } else {
+                    "on the document"
+                }
+            ),
         },
     })
 }
@@ -289,17 +297,19 @@ pub(super) fn no_console_errors(page: &Page) -> Verdict {
 /// `assertConsole`: a message (not caused by containment) at the level.
 pub(super) fn console(page: &Page, c: &ConsoleAssert) -> Verdict {
     let m = c.matcher();
-    let found = page.sh.st().console.iter().any(|e| {
-        !e.containment && c.level.as_deref().is_none_or(|l| e.level.is(l)) && m.matches(&e.text)
-    });
+    let found = page
+        .sh
+        .st()
+        .console
+        .iter()
+        .any(|e| !e.containment && c.level.is_none_or(|l| e.level.is(l)) && m.matches(&e.text));
     holds_or(
         found,
         None,
         format!(
             "a console message{} that {}",
             c.level
-                .as_deref()
-                .map(|l| format!(" at level {l}"))
+                .map(|l| format!(" at level {}", l.as_str()))
                 .unwrap_or_default(),
             m.describe()
         ),

@@ -5,7 +5,7 @@
 //! again afterwards.
 
 use super::pointer::click_once;
-use super::scratch;
+use super::scratch_for;
 use crate::cdp::commands::{CancelDownload, DownloadBehavior, SetDownloadBehavior};
 use crate::cdp::events::{DownloadProgress, DownloadWillBegin};
 use crate::cdp::Event;
@@ -54,7 +54,13 @@ pub(super) async fn download(
     seq0: u64,
     deadline: Deadline,
 ) -> Result<StepOutcome, DriverError> {
-    let dir = scratch(evidence, &format!("download-step{}", step.index + 1))?;
+    let dir = scratch_for(
+        evidence,
+        page.sh
+            .browser_user
+            .map(|u| (u, qa_core::evidence::HelperAccess::Writes)),
+        &format!("download-step{}", step.index + 1),
+    )?;
     let cdp = page.sh.cdp.clone();
     let tap = page.sh.tap(&[
         Event::BrowserDownloadWillBegin,
@@ -154,9 +160,7 @@ async fn download_inner(
         suggested_filename: suggested,
     } = begun.unwrap_or_default();
     let file = dir.join(&guid);
-    let size = std::fs::metadata(&file)
-        .map_err(|e| DriverError::new(WebCode::DownloadFailed, e.to_string()))?
-        .len();
+    let (mut src, size) = open_download(&file, &guid)?;
     if size > max {
         let _ = std::fs::remove_file(&file);
         return Err(too_large(max));
@@ -182,8 +186,7 @@ async fn download_inner(
         let name = evidence.unique_name(ArtifactGroup::Downloads, &base, &ext);
         let w = |e: std::io::Error| DriverError::new(WebCode::EvidenceWrite, e.to_string());
         let (p, mut f) = evidence.new_file(ArtifactGroup::Downloads, &name)?;
-        let mut src = std::fs::File::open(&file).map_err(w)?;
-        std::io::copy(&mut src, &mut f).map_err(w)?;
+        std::io::copy(&mut std::io::Read::take(&mut src, max), &mut f).map_err(w)?;
         drop(f);
         let kept = evidence.publish(ArtifactGroup::Downloads, &p, Some(step.index + 1))?;
         if kept.is_none() {
@@ -195,6 +198,34 @@ async fn download_inner(
     }
     let _ = std::fs::remove_file(&file);
     Ok(out)
+}
+
+/// The browser's download `guid` in `dir`, opened for reading with its
+/// size. The directory is the browser's and the guid comes from it: a name
+/// that is not a plain guid, or a file that is not a regular file (a
+/// symlink to a file the browser could not read itself), is refused.
+fn open_download(file: &Path, guid: &str) -> Result<(std::fs::File, u64), DriverError> {
+    let bad = |why: String| DriverError::new(WebCode::DownloadFailed, why);
+    if guid.is_empty() || !guid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return Err(bad(format!(
+            "download: the browser named its file {guid:?}, not a guid"
+        )));
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let f = o.open(file).map_err(|e| bad(e.to_string()))?;
+    let m = f.metadata().map_err(|e| bad(e.to_string()))?;
+    if !m.is_file() {
+        return Err(bad(
+            "download: the downloaded file is not a regular file".into()
+        ));
+    }
+    Ok((f, m.len()))
 }
 
 fn too_large(max: u64) -> DriverError {

@@ -60,7 +60,7 @@ pub(super) async fn check_expectations(
             let seen = page.sh.st().dialogs.get(armed.dialogs_before).cloned();
             if let Some(seen) = seen {
                 if let Some(k) = &d.kind {
-                    if *k != seen.kind {
+                    if k.as_str() != seen.kind {
                         return Err(DriverError::new(
                             WebCode::ExpectDialogMismatch,
                             format!("expected a {k} dialog, a {} dialog opened", seen.kind),

@@ -3,7 +3,7 @@
 //! then set on the input).
 
 use super::expect::{arm, check_expectations, interact};
-use super::scratch;
+use super::scratch_for;
 use crate::actionability::actionable;
 use crate::cdp::commands::{
     CallFunctionOn, InsertText, KeyEventType, ReleaseObject, SetFileInputFiles,
@@ -148,7 +148,12 @@ pub(super) async fn upload_files(
     let n = u.files.len();
     let kind = ActKind::File { count: n };
     actionable::<Nothing>(page, &u.locator, "uploadFiles", kind, deadline).await?;
-    let dir = scratch(evidence, &format!("uploads-step{}", step.index + 1))?;
+    let user = page.sh.browser_user;
+    let dir = scratch_for(
+        evidence,
+        user.map(|u| (u, qa_core::evidence::HelperAccess::Reads)),
+        &format!("uploads-step{}", step.index + 1),
+    )?;
     let mut paths = Vec::new();
     let mut total = 0usize;
     for (i, f) in u.files.iter().enumerate() {
@@ -169,9 +174,22 @@ pub(super) async fn upload_files(
         // One directory per file so equal names do not collide.
         let sub = dir.join(format!("{}", i + 1));
         let w = |e: std::io::Error| DriverError::new(WebCode::EvidenceWrite, e.to_string());
-        std::fs::create_dir(&sub).map_err(w)?;
         let p = sub.join(upload_name(&f.name));
-        let mut file = qa_core::evidence::create_private_file(&p)?;
+        let mut file = match user {
+            // The browser's own user reads it: root keeps the directory,
+            // the file is handed over through its descriptor.
+            #[cfg(unix)]
+            Some(u) => {
+                qa_core::evidence::traversable_dir(&sub)?;
+                let file = qa_core::evidence::create_private_file(&p)?;
+                std::os::unix::fs::fchown(&file, Some(u.uid), Some(u.gid)).map_err(w)?;
+                file
+            }
+            _ => {
+                std::fs::create_dir(&sub).map_err(w)?;
+                qa_core::evidence::create_private_file(&p)?
+            }
+        };
         std::io::Write::write_all(&mut file, &bytes).map_err(w)?;
         paths.push(p.display().to_string());
     }

@@ -55,6 +55,19 @@ fn unsupported(step: &Step) -> DriverError {
 
 /// A fresh scratch directory of the run named `base` (or `base-2`, …).
 fn scratch(evidence: &Evidence, base: &str) -> Result<PathBuf, DriverError> {
+    scratch_for(evidence, None, base)
+}
+
+/// Who a browser scratch directory is for: the browser's own user (and what
+/// it does there), or ui-qa's when the browser runs as ui-qa's user.
+type ForBrowser = Option<(
+    qa_core::evidence::HelperUser,
+    qa_core::evidence::HelperAccess,
+)>;
+
+/// [`scratch`] that the browser reads or writes itself: made for the
+/// browser's own user when it has one.
+fn scratch_for(evidence: &Evidence, user: ForBrowser, base: &str) -> Result<PathBuf, DriverError> {
     let mut last = None;
     for i in 1..100 {
         let name = if i == 1 {
@@ -62,7 +75,12 @@ fn scratch(evidence: &Evidence, base: &str) -> Result<PathBuf, DriverError> {
         } else {
             format!("{base}-{i}")
         };
-        match evidence.scratch_dir(&name) {
+        let made = match user {
+            #[cfg(unix)]
+            Some((u, access)) => evidence.scratch_dir_for(&name, u, access),
+            _ => evidence.scratch_dir(&name),
+        };
+        match made {
             Ok(d) => return Ok(d),
             Err(e) => last = Some(e),
         }

@@ -1,15 +1,15 @@
 //! Test harness: a loopback fixture server that records every request, and
-//! flows driven through `qa_core::conformance::drive` (the runner's own
+//! flows driven through `qa_runner::conformance::drive` (the runner's own
 //! step semantics).
 #![allow(dead_code)]
 
-use qa_core::conformance::{self, describe_end, end_error, Drive, DriveOptions, Next};
 use qa_core::process::ProcessOwner;
-use qa_core::runner::StepEnd;
 use qa_core::{
     Artifact, CloseResult, Deadline, DriverError, Evidence, Flow, Note, RunOptions, Secrets,
     SessionContext,
 };
+use qa_runner::conformance::{self, describe_end, end_error, Drive, DriveOptions, Next};
+use qa_runner::runner::StepEnd;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -129,20 +129,19 @@ pub fn context() -> Run {
     let secrets = Arc::new(Secrets::new());
     let evidence = Arc::new(Evidence::create(dir.path(), "run", secrets.clone()).unwrap());
     let processes = Arc::new(ProcessOwner::new());
-    let ctx = SessionContext {
+    let ctx = SessionContext::new(
         evidence,
-        processes: processes.clone(),
-        secrets,
-        flow_deadline: Deadline::after_ms(60_000),
-        options: RunOptions::default(),
-        // Video is tested where it is asked for; the other tests skip its cost.
-        recording: qa_core::recording::Recording {
-            video: qa_core::recording::RecordMode::Off,
-            trace: qa_core::recording::RecordMode::Off,
-            ..Default::default()
-        },
-        auth: None,
-    };
+        processes.clone(),
+        Deadline::after_ms(60_000),
+        RunOptions::default(),
+        None,
+    )
+    // Video is tested where it is asked for; the other tests skip its cost.
+    .with_recording(qa_core::recording::Recording {
+        video: qa_core::recording::RecordMode::Off,
+        trace: qa_core::recording::RecordMode::Off,
+        ..Default::default()
+    });
     Run {
         _dir: dir,
         ctx,
@@ -185,6 +184,9 @@ pub struct Outcome {
     pub close_artifacts: Vec<Artifact>,
     /// `<run>/work/chromium-profile`.
     pub profile_dir: PathBuf,
+    /// The directory the profile really is (the same, or, when the browser
+    /// runs as its own user, where `work/chromium-profile` links to).
+    pub real_profile_dir: PathBuf,
     /// The drive itself (keeps the run directory alive while the test
     /// inspects artifacts).
     pub drive: Drive,
@@ -297,6 +299,7 @@ pub async fn run_flow_expecting(
         close: drive.close.clone(),
         close_artifacts: all.iter().filter(|a| a.step.is_none()).cloned().collect(),
         profile_dir: drive.run_dir().join("work/chromium-profile"),
+        real_profile_dir: real_path(&drive.run_dir().join("work/chromium-profile")),
         drive,
     }
 }
@@ -313,6 +316,12 @@ fn describe_open(e: &DriverError) -> String {
             blocked.join(", ")
         )
     }
+}
+
+/// Where `p` really is: the target of a scratch link (a directory made for
+/// the browser's own user), else `p`.
+pub fn real_path(p: &Path) -> PathBuf {
+    std::fs::read_link(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Pids whose command line mentions `needle`.
@@ -356,7 +365,7 @@ pub async fn run_expecting(flow: &str, expect: &[Expect<'_>]) -> Outcome {
         o.close.cleanup.left
     );
     assert!(
-        processes_mentioning(&o.profile_dir).is_empty(),
+        processes_mentioning(&o.real_profile_dir).is_empty(),
         "a Chromium process outlived close"
     );
     o

@@ -19,13 +19,45 @@ pub struct ExpectResponse {
     pub status: Option<u16>,
 }
 
+/// The kind of a JavaScript dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DialogKind {
+    /// `alert()`.
+    Alert,
+    /// `confirm()`.
+    Confirm,
+    /// `prompt()`.
+    Prompt,
+    /// The page's `beforeunload` prompt.
+    BeforeUnload,
+}
+
+impl DialogKind {
+    /// Its name in flows and in Chromium's `Page.javascriptDialogOpening`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::BeforeUnload => "beforeunload",
+        }
+    }
+}
+
+impl std::fmt::Display for DialogKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Expected JavaScript dialog armed before an interaction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DialogExpectation {
     /// `alert`, `confirm`, `prompt` or `beforeunload`.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<DialogKind>,
     /// Matcher for the dialog message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Matcher>,
@@ -380,10 +412,99 @@ impl DomMetricComparison {
         }
     }
 }
+/// A numeric metric `assertDOMMetric` compares: of the document, or, with
+/// a `locator`, of the elements it matches (`count`, `visibleCount`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DomMetric {
+    /// Elements in the document.
+    ElementCount,
+    /// `<img>` elements.
+    ImageCount,
+    /// Links.
+    LinkCount,
+    /// Forms.
+    FormCount,
+    /// The document's scroll width.
+    ScrollWidth,
+    /// The document's scroll height.
+    ScrollHeight,
+    /// Horizontal scroll position.
+    ScrollX,
+    /// Vertical scroll position.
+    ScrollY,
+    /// The viewport's width.
+    InnerWidth,
+    /// The viewport's height.
+    InnerHeight,
+    /// Elements the locator matches (needs a `locator`).
+    Count,
+    /// Visible elements the locator matches (needs a `locator`).
+    VisibleCount,
+}
+
+impl DomMetric {
+    /// Its name in flows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DomMetric::ElementCount => "elementCount",
+            DomMetric::ImageCount => "imageCount",
+            DomMetric::LinkCount => "linkCount",
+            DomMetric::FormCount => "formCount",
+            DomMetric::ScrollWidth => "scrollWidth",
+            DomMetric::ScrollHeight => "scrollHeight",
+            DomMetric::ScrollX => "scrollX",
+            DomMetric::ScrollY => "scrollY",
+            DomMetric::InnerWidth => "innerWidth",
+            DomMetric::InnerHeight => "innerHeight",
+            DomMetric::Count => "count",
+            DomMetric::VisibleCount => "visibleCount",
+        }
+    }
+
+    /// Whether it is measured on a locator's elements (else on the
+    /// document).
+    pub fn of_elements(self) -> bool {
+        matches!(self, DomMetric::Count | DomMetric::VisibleCount)
+    }
+}
+
+/// A console message level `assertConsole` filters on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ConsoleLevel {
+    /// `console.log` and friends.
+    Log,
+    /// `console.info`.
+    Info,
+    /// `console.warn`.
+    Warning,
+    /// The same as `warning`.
+    Warn,
+    /// `console.error`, `console.assert`, exceptions.
+    Error,
+    /// `console.debug`.
+    Debug,
+}
+
+impl ConsoleLevel {
+    /// Its name in flows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsoleLevel::Log => "log",
+            ConsoleLevel::Info => "info",
+            ConsoleLevel::Warning => "warning",
+            ConsoleLevel::Warn => "warn",
+            ConsoleLevel::Error => "error",
+            ConsoleLevel::Debug => "debug",
+        }
+    }
+}
+
 args!(
     /// `assertDOMMetric`: a numeric document metric compared once.
     DomMetricAssert {
-        metric: String,
+        metric: DomMetric,
         #[serde(skip_serializing_if = "Option::is_none")] locator: Option<Locator>,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")] greater_than: Option<f64>,
@@ -423,9 +544,13 @@ impl ActionArgs for DomMetricAssert {
             return Err(problem("", crate::flow::FlowErrorCode::MissingField,
                 "assertDOMMetric needs exactly one of equals, greaterThan, greaterThanOrEqual, lessThan, lessThanOrEqual"));
         }
-        match &self.locator {
-            Some(l) => check_locator(l, "/locator"),
-            None => Ok(()),
+        match (&self.locator, self.metric.of_elements()) {
+            (Some(l), true) => check_locator(l, "/locator"),
+            (None, false) => Ok(()),
+            (Some(_), false) => Err(problem("/metric", crate::flow::FlowErrorCode::OutOfRange,
+                format!("assertDOMMetric with a locator measures its elements: metric must be count or visibleCount, not {}", self.metric.as_str()))),
+            (None, true) => Err(problem("/locator", crate::flow::FlowErrorCode::MissingField,
+                format!("assertDOMMetric metric {} counts a locator's elements: add a locator", self.metric.as_str()))),
         }
     }
 }
@@ -437,7 +562,7 @@ optional_element_args!(Snapshot);
 args!(
     /// `assertConsole`: a console message at `level` matching.
     ConsoleAssert {
-        #[serde(skip_serializing_if = "Option::is_none")] level: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")] level: Option<ConsoleLevel>,
         #[serde(skip_serializing_if = "Option::is_none")] equals: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] includes: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")] regex: Option<Pattern>,

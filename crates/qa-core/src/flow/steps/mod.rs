@@ -61,7 +61,7 @@ pub(crate) trait ActionArgs {
 
 /// Checks a locator outside a step (the auth file's form fields), with
 /// the same rules and messages as in a step.
-pub(crate) fn check_locator_at(l: &Locator, at: &str) -> Result<(), crate::flow::FlowError> {
+pub fn check_locator_at(l: &Locator, at: &str) -> Result<(), crate::flow::FlowError> {
     check_locator(l, "")
         .map_err(|p| crate::flow::FlowError::new(p.code, format!("{at}{}", p.pointer), p.message))
 }
@@ -211,8 +211,9 @@ macro_rules! actions {
                 match self { $( Self::$variant(a) => a, )* }
             }
 
-            #[allow(dead_code)]
-            pub(crate) fn arg_schemas(
+            /// The JSON Schema of each action's arguments, by action name
+            /// (what the schema generator publishes).
+            pub fn arg_schemas(
                 generator: &mut schemars::SchemaGenerator,
             ) -> Vec<(&'static str, schemars::Schema)> {
                 vec![ $( ($name, <$args as JsonSchema>::json_schema(generator)) ),* ]

@@ -1,0 +1,162 @@
+//! Scratch for a helper process that runs as another user.
+//!
+//! When ui-qa is root it starts the browser as an unprivileged user of its
+//! own (see `qa-web`). That user cannot reach the run directory (it lives
+//! in the workspace, 0700 root), so its scratch — the profile, uploads,
+//! downloads — lives in a directory of the system's temporary directory:
+//!
+//! ```text
+//! <tmp>/ui-qa-<random>/          root, 0711 (nothing to list)
+//!                      work/     root, 0711
+//!                           <name>/   the helper user, 0700
+//! ```
+//!
+//! Only root creates entries in the two upper directories, so the helper
+//! can never redirect one of ui-qa's writes; each leaf is reachable by the
+//! helper user and root only. The run's own `work/<name>` is a symlink to
+//! the leaf, so a person (or a later run's sweep) finds it where every other
+//! scratch directory is. It is removed with the run's scratch, by the
+//! watchdog if the runner dies, and by the sweep of a later run if both die.
+
+use super::{io_err, EvidenceError, HelperAccess, HelperUser};
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The prefix of a helper scratch base directory's name.
+const PREFIX: &str = "ui-qa-";
+
+/// The directory the helper bases are made in: the system's temporary
+/// directory when every other user can traverse it (and each of its
+/// ancestors), else `/tmp`.
+pub(super) fn shared_root() -> PathBuf {
+    let t = std::env::temp_dir();
+    let reachable = t.is_absolute()
+        && t.ancestors().all(|a| {
+            fs::metadata(a).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o001 != 0)
+        });
+    if reachable {
+        t
+    } else {
+        PathBuf::from("/tmp")
+    }
+}
+
+/// Creates a directory only its creator writes and anyone may traverse
+/// (0711; the mode is set after creation, so the umask cannot narrow it).
+pub fn traversable_dir(p: &Path) -> Result<(), EvidenceError> {
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(p)
+        .map_err(io_err(p))?;
+    fs::set_permissions(p, fs::Permissions::from_mode(0o711)).map_err(io_err(p))
+}
+
+/// Creates a fresh base `<root>/ui-qa-<random>/work` and returns the base.
+pub(super) fn create_base() -> Result<PathBuf, EvidenceError> {
+    let root = shared_root();
+    let mut last = None;
+    for _ in 0..8 {
+        let mut rnd = [0u8; 12];
+        getrandom::fill(&mut rnd)
+            .map_err(|e| io_err(&root)(std::io::Error::other(format!("no randomness: {e}"))))?;
+        let base = root.join(format!("{PREFIX}{}", hex::encode(rnd)));
+        match traversable_dir(&base) {
+            Ok(()) => {
+                traversable_dir(&base.join("work"))?;
+                crate::process::guard_scratch(&base.join("work"));
+                return Ok(base);
+            }
+            Err(e @ EvidenceError::Exists(_)) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or(EvidenceError::Exists(root)))
+}
+
+/// Creates `<base>/work/<name>` for `user` to use as `access` says.
+pub(super) fn create_leaf(
+    base: &Path,
+    name: &str,
+    user: HelperUser,
+    access: HelperAccess,
+) -> Result<PathBuf, EvidenceError> {
+    let leaf = base.join("work").join(name);
+    if access == HelperAccess::Reads {
+        traversable_dir(&leaf)?;
+        return Ok(leaf);
+    }
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&leaf)
+        .map_err(io_err(&leaf))?;
+    // Root alone writes in `work/`: the leaf is still the directory just
+    // made when it is handed over.
+    std::os::unix::fs::lchown(&leaf, Some(user.uid), Some(user.gid)).map_err(io_err(&leaf))?;
+    Ok(leaf)
+}
+
+/// Removes a base and everything in it (symlinks are removed, never
+/// followed) and drops its watchdog registration.
+pub(super) fn remove_base(base: &Path) -> Result<(), EvidenceError> {
+    match fs::remove_dir_all(base) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(base)(e)),
+    }
+    crate::process::release_scratch(&base.join("work"));
+    Ok(())
+}
+
+/// The base a run's `work/<entry>` symlink points into, when it is one of
+/// ours: `<shared root>/ui-qa-<hex>/work/<name>`, the base a real directory
+/// owned by this process's user.
+pub(super) fn base_of_link(link: &Path) -> Option<PathBuf> {
+    let meta = fs::symlink_metadata(link).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    let target = fs::read_link(link).ok()?;
+    let work = target.parent()?;
+    let base = work.parent()?;
+    let name = base.file_name()?.to_str()?;
+    let ours = work.file_name()? == "work"
+        && base.parent()? == shared_root()
+        && name
+            .strip_prefix(PREFIX)
+            .is_some_and(|h| h.len() == 24 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !ours {
+        return None;
+    }
+    let m = fs::symlink_metadata(base).ok()?;
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    #[allow(unsafe_code)]
+    let me = unsafe { libc::geteuid() };
+    (m.is_dir() && std::os::unix::fs::MetadataExt::uid(&m) == me).then(|| base.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_names_a_base_only_in_the_shared_root_with_our_name_shape() {
+        let base = create_base().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good");
+        std::os::unix::fs::symlink(base.join("work/profile"), &good).unwrap();
+        assert_eq!(base_of_link(&good), Some(base.clone()));
+        // Elsewhere, or another name: never ours to remove.
+        let elsewhere = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(dir.path().join("ui-qa-00/work/x"), &elsewhere).unwrap();
+        assert_eq!(base_of_link(&elsewhere), None);
+        let other = dir.path().join("other");
+        std::os::unix::fs::symlink(shared_root().join("not-ours/work/x"), &other).unwrap();
+        assert_eq!(base_of_link(&other), None);
+        // The base is traversable, not listable, by other users.
+        let mode = fs::metadata(&base).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o711);
+        remove_base(&base).unwrap();
+        assert!(!base.exists());
+    }
+}
