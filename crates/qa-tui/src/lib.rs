@@ -1,11 +1,12 @@
 //! # qa-tui — the ui-qa terminal driver
 //!
-//! Runs a real terminal program in a PTY the run owns (`pty-process`), models
-//! its screen with a real terminal core (`alacritty_terminal`), answers the
-//! program's terminal queries, encodes named keys from the live terminal
-//! modes, and keeps evidence: a bounded asciicast v2 replay of every run and
-//! text + PNG captures of the grid. [`TuiDriver`] implements
-//! [`qa_core::SurfaceDriver`] for flows whose target is `command`.
+//! Runs a real terminal program in a PTY the run owns (`pty-process` on
+//! Unix, ConPTY on Windows), models its screen with a real terminal core
+//! (`alacritty_terminal`), answers the program's terminal queries, encodes
+//! named keys from the live terminal modes, and keeps evidence: a bounded
+//! asciicast v2 replay of every run and text + PNG captures of the grid.
+//! [`TuiDriver`] implements [`qa_core::SurfaceDriver`] for flows whose
+//! target is `command`.
 //!
 //! ```no_run
 //! # async fn demo(ctx: qa_core::SessionContext) -> Result<(), qa_core::DriverError> {
@@ -41,16 +42,13 @@ pub mod render;
 pub mod replay;
 pub mod screen;
 
-#[cfg(unix)]
+mod pty;
 mod pump;
-#[cfg(unix)]
 mod session;
 #[cfg(test)]
 mod test_term;
-#[cfg(unix)]
 mod verdict;
 
-#[cfg(unix)]
 pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE, REPLAY_MASKED_NOTE};
 
 pub use codes::TuiCode;
@@ -143,17 +141,9 @@ impl SurfaceDriver for TuiDriver {
         let mut present = Vec::new();
         let mut missing = Vec::new();
         let mut presentation = "pty";
-        if cfg!(unix) && std::path::Path::new("/dev/ptmx").exists() {
-            present.push(Capability {
-                id: "pty".into(),
-                detail: "/dev/ptmx".into(),
-            });
-        } else {
-            missing.push(MissingCapability {
-                id: "pty".into(),
-                reason: format!("no pseudo-terminal support on this host ({})", host.os),
-                remediation: "run terminal flows on Linux or macOS with /dev/ptmx available".into(),
-            });
+        match pty::probe(host) {
+            Ok(c) => present.push(c),
+            Err(m) => missing.push(m),
         }
         match launch::command_target(flow) {
             Ok(t) => {
@@ -209,25 +199,9 @@ impl SurfaceDriver for TuiDriver {
     }
 }
 
-#[cfg(unix)]
 async fn open_pty(
     plan: &launch::LaunchPlan,
     ctx: SessionContext,
 ) -> Result<Box<dyn SurfaceSession>, DriverError> {
     Ok(Box::new(session::TuiSession::launch(plan, ctx).await?))
-}
-
-#[cfg(not(unix))]
-async fn open_pty(
-    _plan: &launch::LaunchPlan,
-    _ctx: SessionContext,
-) -> Result<Box<dyn SurfaceSession>, DriverError> {
-    Err(DriverError::blocked(
-        TuiCode::PlatformUnsupported,
-        MissingCapability {
-            id: "pty".into(),
-            reason: format!("the PTY driver does not run on {}", std::env::consts::OS),
-            remediation: "run terminal flows on Linux or macOS".into(),
-        },
-    ))
 }

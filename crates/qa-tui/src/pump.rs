@@ -1,19 +1,24 @@
 //! The output pump: one task reads the PTY in large chunks, feeds the
 //! terminal model, answers the program's queries, ends synchronized updates
 //! whose timeout passed, records the replay and bumps a generation counter
-//! that waiters watch. A writer task owns the PTY's write half.
+//! that waiters watch. A writer task owns the PTY's write half. The same on
+//! every OS: the PTY itself is behind [`crate::pty`].
+//!
+//! On Windows the bytes are ConPTY's rendering of the console, not the
+//! program's own: ConPTY repaints whole regions and may reorder escape
+//! sequences relative to the text. Nothing here depends on the byte
+//! stream's shape; every assertion reads the model's screen.
 
 use crate::palette;
+use crate::pty;
 use crate::replay::Replay;
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
 use qa_core::Secrets;
-use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 
 /// Lines of scrollback kept by the model.
@@ -53,7 +58,7 @@ pub struct Model {
     pub bytes_read: u64,
     /// When output last arrived.
     pub last_output: Instant,
-    /// The PTY reached end of output (EOF or EIO).
+    /// The PTY reached end of output (EOF, or EIO on Unix).
     pub eof: bool,
     listener: Listener,
 }
@@ -120,14 +125,10 @@ pub struct ExitInfo {
 }
 
 impl ExitInfo {
-    fn from_status(s: ExitStatus) -> ExitInfo {
-        #[cfg(unix)]
-        let signal = std::os::unix::process::ExitStatusExt::signal(&s);
-        #[cfg(not(unix))]
-        let signal = None;
+    fn from_end(end: pty::Ended) -> ExitInfo {
         ExitInfo {
-            code: s.code(),
-            signal,
+            code: end.code,
+            signal: end.signal,
             at: Instant::now(),
         }
     }
@@ -221,46 +222,25 @@ impl Shared {
 pub enum WriterMsg {
     /// Bytes to write, with an acknowledgement.
     Bytes(Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>),
-    /// Resize the PTY (the kernel sends SIGWINCH).
+    /// Resize the PTY (Unix: the kernel sends SIGWINCH; Windows: ConPTY
+    /// resizes its console and repaints).
     Resize(u16, u16, oneshot::Sender<std::io::Result<()>>),
 }
 
 /// Runs the writer: bytes and resizes in order.
-pub async fn run_writer(
-    mut pty: pty_process::OwnedWritePty,
-    mut rx: mpsc::UnboundedReceiver<WriterMsg>,
-) {
+pub async fn run_writer(mut pty: pty::Input, mut rx: mpsc::UnboundedReceiver<WriterMsg>) {
     while let Some(msg) = rx.recv().await {
         match msg {
             WriterMsg::Bytes(b, ack) => {
-                let r = async {
-                    pty.write_all(&b).await?;
-                    pty.flush().await
-                }
-                .await;
+                let r = pty.write(&b).await;
                 if let Some(ack) = ack {
                     let _ = ack.send(r);
                 }
             }
             WriterMsg::Resize(cols, rows, ack) => {
-                let r = pty
-                    .resize(pty_process::Size::new(rows, cols))
-                    .map_err(|e| std::io::Error::other(e.to_string()));
-                let _ = ack.send(r);
+                let _ = ack.send(pty.resize(cols, rows));
             }
         }
-    }
-}
-
-fn is_eio(e: &std::io::Error) -> bool {
-    #[cfg(unix)]
-    {
-        e.raw_os_error() == Some(libc::EIO)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = e;
-        false
     }
 }
 
@@ -286,7 +266,7 @@ pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
 /// Runs the pump until the PTY reaches end of output.
 pub async fn run_pump(
     shared: Arc<Shared>,
-    mut pty: pty_process::OwnedReadPty,
+    mut pty: pty::Output,
     writer: mpsc::UnboundedSender<WriterMsg>,
 ) {
     let mut buf = vec![0u8; READ_CHUNK];
@@ -324,7 +304,8 @@ pub async fn run_pump(
                 shared.bump();
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) if is_eio(&e) => break,
+            // EIO (Unix: no process holds the PTY open any more) and any
+            // other error end the output like EOF.
             Err(_) => break,
         }
     }
@@ -352,15 +333,8 @@ async fn sleep_until_opt(at: Option<Instant>) {
 }
 
 /// Waits for the program to exit and records how.
-pub async fn run_exit_watch(shared: Arc<Shared>, mut child: tokio::process::Child) {
-    let info = match child.wait().await {
-        Ok(s) => ExitInfo::from_status(s),
-        Err(_) => ExitInfo {
-            code: None,
-            signal: None,
-            at: Instant::now(),
-        },
-    };
+pub async fn run_exit_watch(shared: Arc<Shared>, child: pty::Child) {
+    let info = ExitInfo::from_end(child.wait().await);
     *shared.exit.lock().expect("exit lock") = Some(info);
     if let Some(cast) = shared.model().cast.as_mut() {
         cast.marker(info.at, &format!("program ended ({})", info.describe()));

@@ -4,6 +4,7 @@
 use crate::codes::TuiCode;
 use crate::keys::{encode_key, encode_paste, KeyModes};
 use crate::launch::LaunchPlan;
+use crate::pty;
 use crate::pump::{self, ExitInfo, Shared, WriterMsg};
 use crate::screen::{self, Snapshot};
 use crate::verdict::{Judge, ScanState};
@@ -41,6 +42,7 @@ pub struct TuiSession {
     shared: Arc<Shared>,
     writer: mpsc::UnboundedSender<WriterMsg>,
     pid: u32,
+    line: pty::Line,
     ctx: SessionContext,
     tasks: Vec<JoinHandle<()>>,
     pump: JoinHandle<()>,
@@ -54,36 +56,7 @@ impl TuiSession {
         plan: &LaunchPlan,
         ctx: SessionContext,
     ) -> Result<TuiSession, DriverError> {
-        let (pty, pts) = pty_process::open().map_err(|e| {
-            DriverError::new(TuiCode::PtyOpenFailed, format!("could not open a PTY: {e}"))
-                .with_remediation("check that /dev/ptmx and /dev/pts are available to this user")
-        })?;
-        pty.resize(pty_process::Size::new(plan.rows, plan.cols))
-            .map_err(|e| {
-                DriverError::new(
-                    TuiCode::PtyResizeFailed,
-                    format!("could not size the PTY: {e}"),
-                )
-            })?;
-        // The owner's marker lets cleanup claim orphans that escaped early.
-        let (marker_key, marker_value) = ctx.processes.marker();
-        let mut cmd = pty_process::Command::new(&plan.program)
-            .args(plan.argv.iter().skip(1))
-            .env_clear()
-            .envs(&plan.env)
-            .env(marker_key, marker_value)
-            .current_dir(&plan.cwd);
-        if let Some(a0) = plan.argv.first() {
-            cmd = cmd.arg0(a0);
-        }
-        let child = cmd.spawn(pts).map_err(|e| spawn_error(&plan.argv[0], e))?;
-        let pid = child.id().ok_or_else(|| {
-            DriverError::new(
-                TuiCode::LaunchFailed,
-                "the program exited before its pid was known",
-            )
-        })?;
-        ctx.processes.register(pid, "terminal target");
+        let spawned = pty::spawn(plan, &ctx.processes).await?;
         let name = std::path::Path::new(&plan.argv[0])
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -94,16 +67,16 @@ impl TuiSession {
             Some(&format!("ui-qa: {name}")),
             ctx.secrets.clone(),
         );
-        let (read, write) = pty.into_split();
         let (tx, rx) = mpsc::unbounded_channel();
-        let writer_task = tokio::spawn(pump::run_writer(write, rx));
-        let pump_task = tokio::spawn(pump::run_pump(shared.clone(), read, tx.clone()));
-        let exit_task = tokio::spawn(pump::run_exit_watch(shared.clone(), child));
+        let writer_task = tokio::spawn(pump::run_writer(spawned.input, rx));
+        let pump_task = tokio::spawn(pump::run_pump(shared.clone(), spawned.output, tx.clone()));
+        let exit_task = tokio::spawn(pump::run_exit_watch(shared.clone(), spawned.child));
         let changes = shared.subscribe();
         Ok(TuiSession {
             shared,
             writer: tx,
-            pid,
+            pid: spawned.pid,
+            line: spawned.line,
             ctx,
             tasks: vec![writer_task, exit_task],
             pump: pump_task,
@@ -112,7 +85,7 @@ impl TuiSession {
         })
     }
 
-    /// The program's process id (also its session and group id).
+    /// The program's process id (on Unix also its session and group id).
     pub fn pid(&self) -> u32 {
         self.pid
     }
@@ -336,30 +309,6 @@ fn program_state(exit: Option<ExitInfo>) -> ProgramState {
     }
 }
 
-fn spawn_error(argv0: &str, e: pty_process::Error) -> DriverError {
-    let msg = e.to_string();
-    let io_kind = match &e {
-        pty_process::Error::Io(io) => Some((io.kind(), io.raw_os_error())),
-        _ => None,
-    };
-    match io_kind {
-        Some((std::io::ErrorKind::NotFound, _)) => DriverError::new(
-            TuiCode::LaunchNotFound,
-            format!("program {argv0:?} could not be started: {msg}"),
-        ),
-        Some((std::io::ErrorKind::PermissionDenied, _)) => DriverError::new(
-            TuiCode::LaunchNotExecutable,
-            format!("program {argv0:?} is not executable: {msg}"),
-        ),
-        Some((_, Some(code))) if code == libc::ENOEXEC => DriverError::new(
-            TuiCode::LaunchNotExecutable,
-            format!("{argv0:?} is not a program the system can run (no interpreter line or wrong format)"),
-        )
-        .with_remediation("add a #! line or run it through its interpreter, e.g. [\"sh\", \"script.sh\"]"),
-        _ => DriverError::new(TuiCode::LaunchFailed, format!("starting {argv0:?} failed: {msg}")),
-    }
-}
-
 fn terminal_action(step: &Step) -> Result<&TerminalAction, DriverError> {
     match &step.action {
         Action::Terminal(a) => Ok(a),
@@ -527,9 +476,10 @@ impl SurfaceSession for TuiSession {
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult::default();
         let this = *self;
-        // Hang up: what a terminal does when its window closes.
-        // Only an owned, identity-verified session leader is signalled.
-        if this.shared.exit().is_none() && this.ctx.processes.hang_up(this.pid) {
+        // Hang up: what a terminal does when its window closes. Unix: only
+        // an owned, identity-verified session leader is signalled; Windows:
+        // the pseudoconsole closes, which ends the programs attached to it.
+        if this.shared.exit().is_none() && this.line.hang_up(&this.ctx.processes) {
             let until = Deadline::after_ms(500).min(deadline);
             let mut changes = this.shared.subscribe();
             while this.shared.exit().is_none() && !until.expired() {

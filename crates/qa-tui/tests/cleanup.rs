@@ -1,6 +1,11 @@
 //! Cleanup ends what the program started: job-control groups in its session
 //! and (with the process module's session sweep / subreaper) escapees.
 
+// Unix programs (bash, python3, the fixture's Unix half) through a Unix
+// PTY, with Unix process APIs; the Windows backend's pure parts are
+// unit-tested in the library.
+#![cfg(unix)]
+
 mod common;
 
 use common::*;

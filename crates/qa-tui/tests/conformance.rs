@@ -1,5 +1,10 @@
 //! The shared driver contract (`qa_runner::conformance`) against a real PTY.
 
+// Unix programs (bash, python3, the fixture's Unix half) through a Unix
+// PTY, with Unix process APIs; the Windows backend's pure parts are
+// unit-tested in the library.
+#![cfg(unix)]
+
 use qa_core::flow::Flow;
 use qa_runner::conformance::{self, DriveOptions, Fixture, FixtureFlow};
 use std::path::Path;

@@ -1,5 +1,10 @@
 //! The driver against the fixture program (a real PTY, a real program).
 
+// Unix programs (bash, python3, the fixture's Unix half) through a Unix
+// PTY, with Unix process APIs; the Windows backend's pure parts are
+// unit-tested in the library.
+#![cfg(unix)]
+
 mod common;
 
 use common::*;

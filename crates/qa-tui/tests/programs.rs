@@ -1,5 +1,10 @@
 //! Real Debian programs through the driver: vim, less, python3, htop, dialog, bash.
 
+// Unix programs (bash, python3, the fixture's Unix half) through a Unix
+// PTY, with Unix process APIs; the Windows backend's pure parts are
+// unit-tested in the library.
+#![cfg(unix)]
+
 mod common;
 
 use common::*;

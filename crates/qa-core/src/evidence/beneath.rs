@@ -241,10 +241,30 @@ mod imp {
         Ok(p)
     }
 
+    /// Opens a directory as a file. Windows refuses a directory to a plain
+    /// open; `FILE_FLAG_BACKUP_SEMANTICS` is the flag that allows it (the
+    /// handle keeps the directory from being removed or renamed while held).
+    fn open_dir(path: &Path) -> io::Result<File> {
+        #[cfg(windows)]
+        {
+            use std::os::windows::fs::OpenOptionsExt;
+            /// `FILE_FLAG_BACKUP_SEMANTICS`.
+            const BACKUP_SEMANTICS: u32 = 0x0200_0000;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(BACKUP_SEMANTICS)
+                .open(path)
+        }
+        #[cfg(not(windows))]
+        {
+            File::open(path)
+        }
+    }
+
     impl Dir {
         pub(in crate::evidence) fn open(path: &Path) -> io::Result<Dir> {
             Ok(Dir {
-                file: File::open(path)?,
+                file: open_dir(path)?,
                 path: path.to_path_buf(),
             })
         }

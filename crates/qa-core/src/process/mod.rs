@@ -389,7 +389,8 @@ impl ProcessOwner {
         self.platform.hang_up(pid)
     }
 
-    /// Prepares, marks, spawns and registers a command.
+    /// Prepares, marks, spawns and registers a command (on Windows it starts
+    /// suspended and runs once it is in the run's job).
     pub fn spawn(
         &self,
         mut cmd: tokio::process::Command,
@@ -398,9 +399,14 @@ impl ProcessOwner {
         let seq = self.next_root.fetch_add(1, Ordering::Relaxed);
         cmd.env(OWNER_ENV, self.platform.marker(Some(seq)));
         Self::prepare(&mut cmd);
+        // Windows: in the job before it runs (see `windows.rs`).
+        #[cfg(windows)]
+        cmd.creation_flags(windows::START_SUSPENDED);
         let child = cmd.spawn()?;
         if let Some(pid) = child.id() {
             self.platform.register(pid, label, Some(seq));
+            #[cfg(windows)]
+            windows::resume(pid);
         }
         Ok(child)
     }

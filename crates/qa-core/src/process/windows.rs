@@ -8,21 +8,70 @@
 //! no polite signal every program answers; it is reported as `SIGKILL`), and
 //! waits for the job to be empty within the deadline. A process is never
 //! signalled by pid outside the job, so nothing the run did not start is
-//! touched. A process that starts a child before it is assigned can leave
-//! that child outside the job (a short window right after launch).
+//! touched. [`super::ProcessOwner::spawn`] starts a program suspended, puts
+//! it in the job, then lets it run ([`resume`]), so even a launcher that
+//! starts its real program at once cannot leave it outside the job. A
+//! process started elsewhere and only registered can (a short window
+//! between its start and the registration).
 
 use super::{CleanupReport, CleanupStatus, EndedProcess, Ending, LeftProcess};
 use crate::deadline::Deadline;
 use std::sync::Mutex;
 use std::time::Duration;
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+};
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicProcessIdList,
     JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
     TerminateJobObject, JOBOBJECT_BASIC_PROCESS_ID_LIST, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
-use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_SET_QUOTA, PROCESS_TERMINATE};
+use windows_sys::Win32::System::Threading::{
+    OpenProcess, OpenThread, ResumeThread, PROCESS_SET_QUOTA, PROCESS_TERMINATE,
+    THREAD_SUSPEND_RESUME,
+};
+
+/// The creation flag [`super::ProcessOwner::spawn`] starts a program with,
+/// so it is in the job before it runs.
+pub(super) const START_SUSPENDED: u32 = windows_sys::Win32::System::Threading::CREATE_SUSPENDED;
+
+/// Lets a process started with [`START_SUSPENDED`] run: resumes the
+/// threads of `pid` (a new process has one). Returns how many it resumed.
+#[allow(unsafe_code)]
+pub(super) fn resume(pid: u32) -> usize {
+    // SAFETY: a snapshot of every thread; closed below.
+    let snap = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snap.is_null() || snap == windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE {
+        return 0;
+    }
+    // SAFETY: a zeroed entry with its size set is what the walk expects.
+    let mut e: THREADENTRY32 = unsafe { std::mem::zeroed() };
+    e.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+    let mut resumed = 0;
+    // SAFETY: a valid snapshot and entry.
+    let mut ok = unsafe { Thread32First(snap, &mut e) };
+    while ok != 0 {
+        if e.th32OwnerProcessID == pid {
+            // SAFETY: an owned thread handle or null; closed once.
+            let t = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, e.th32ThreadID) };
+            if !t.is_null() {
+                // SAFETY: a valid thread handle.
+                if unsafe { ResumeThread(t) } != u32::MAX {
+                    resumed += 1;
+                }
+                // SAFETY: closed once.
+                unsafe { CloseHandle(t) };
+            }
+        }
+        // SAFETY: as above.
+        ok = unsafe { Thread32Next(snap, &mut e) };
+    }
+    // SAFETY: the snapshot is closed once.
+    unsafe { CloseHandle(snap) };
+    resumed
+}
 
 /// Most process ids read from the job at once.
 const MAX_LISTED: usize = 4096;

@@ -1,0 +1,178 @@
+//! Starting the program on the pseudoconsole: `CreateProcessW` with an
+//! extended startup info whose attribute list names the console, created
+//! suspended so it can be put in the run's Job Object before it runs a
+//! single instruction (and so before it can start a child outside it).
+
+use super::conpty::Console;
+use std::os::windows::io::{FromRawHandle, OwnedHandle};
+use windows_sys::Win32::System::Console::HPCON;
+use windows_sys::Win32::System::Threading::{
+    CreateProcessW, DeleteProcThreadAttributeList, InitializeProcThreadAttributeList, ResumeThread,
+    TerminateProcess, UpdateProcThreadAttribute, CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT,
+    EXTENDED_STARTUPINFO_PRESENT, LPPROC_THREAD_ATTRIBUTE_LIST, PROCESS_INFORMATION,
+    PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, STARTF_USESTDHANDLES, STARTUPINFOEXW,
+};
+
+/// What to start: all text already in the form `CreateProcessW` takes.
+pub(super) struct Launch {
+    /// The program's absolute path, NUL-terminated UTF-16.
+    pub(super) program: Vec<u16>,
+    /// The command line (see `cmdline`), NUL-terminated UTF-16.
+    pub(super) command_line: Vec<u16>,
+    /// The environment block (see `envblock`).
+    pub(super) environment: Vec<u16>,
+    /// The working directory, NUL-terminated UTF-16.
+    pub(super) cwd: Vec<u16>,
+}
+
+/// A started, still suspended program.
+pub(super) struct Suspended {
+    /// Its process id.
+    pub(super) pid: u32,
+    /// Its process handle (waits, exit code).
+    process: OwnedHandle,
+    thread: OwnedHandle,
+}
+
+impl Suspended {
+    /// Lets the program run; hands back its process handle. If it cannot
+    /// run, the process (ours, never run) is ended through its handle.
+    #[allow(unsafe_code)]
+    pub(super) fn resume(self) -> std::io::Result<OwnedHandle> {
+        // SAFETY: the primary thread handle of a process we created.
+        let previous = unsafe { ResumeThread(super::pipes::raw(&self.thread)) };
+        if previous == u32::MAX {
+            let e = std::io::Error::last_os_error();
+            // SAFETY: the handle of the process we created; it is closed
+            // when `self` drops.
+            unsafe { TerminateProcess(super::pipes::raw(&self.process), 1) };
+            return Err(e);
+        }
+        Ok(self.process)
+    }
+}
+
+/// Starts `launch` suspended, attached to `console`, with no standard
+/// handles of ours: with `STARTF_USESTDHANDLES` and null handles the
+/// program's standard handles are the console's, even when the runner's
+/// own output is redirected (which it is under CI or MCP); without it such
+/// a program writes to the runner's redirected handles instead
+/// (microsoft/terminal#11276). node-pty and alacritty start programs the
+/// same way. Wine 8.0 does not give such a program the console's handles
+/// (measured here), so this backend does not work under that Wine.
+#[allow(unsafe_code)]
+pub(super) fn start_suspended(
+    launch: &mut Launch,
+    console: &Console,
+) -> std::io::Result<Suspended> {
+    let handle = console.handle().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "the pseudoconsole is closed",
+        )
+    })?;
+    let mut attributes = AttributeList::with_console(handle)?;
+    let mut startup = STARTUPINFOEXW::default();
+    startup.StartupInfo.cb = std::mem::size_of::<STARTUPINFOEXW>() as u32;
+    startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+    startup.lpAttributeList = attributes.as_mut_ptr();
+    let mut info = PROCESS_INFORMATION::default();
+    // SAFETY: every string is NUL-terminated UTF-16 that outlives the
+    // call; the command line is mutable as CreateProcessW requires; the
+    // environment is a complete Unicode block (CREATE_UNICODE_ENVIRONMENT);
+    // the startup info is an initialised STARTUPINFOEXW whose size is in
+    // `cb` (EXTENDED_STARTUPINFO_PRESENT) and whose attribute list lives
+    // until after the call; no handles are inherited.
+    let ok = unsafe {
+        CreateProcessW(
+            launch.program.as_ptr(),
+            launch.command_line.as_mut_ptr(),
+            std::ptr::null(),
+            std::ptr::null(),
+            0,
+            EXTENDED_STARTUPINFO_PRESENT | CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED,
+            launch.environment.as_ptr().cast(),
+            launch.cwd.as_ptr(),
+            &startup.StartupInfo,
+            &mut info,
+        )
+    };
+    if ok == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both handles were just returned to us and are owned by
+    // nobody else.
+    let (process, thread) = unsafe {
+        (
+            OwnedHandle::from_raw_handle(info.hProcess),
+            OwnedHandle::from_raw_handle(info.hThread),
+        )
+    };
+    Ok(Suspended {
+        pid: info.dwProcessId,
+        process,
+        thread,
+    })
+}
+
+/// A process-thread attribute list with one attribute: the pseudoconsole.
+struct AttributeList {
+    /// The list's memory (`usize` words, so it is pointer-aligned).
+    memory: Vec<usize>,
+}
+
+impl AttributeList {
+    #[allow(unsafe_code)]
+    fn with_console(console: HPCON) -> std::io::Result<AttributeList> {
+        let mut size: usize = 0;
+        // SAFETY: a null list asks for the size only (the call "fails"
+        // with ERROR_INSUFFICIENT_BUFFER and sets `size`).
+        unsafe { InitializeProcThreadAttributeList(std::ptr::null_mut(), 1, 0, &mut size) };
+        if size == 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let words = size.div_ceil(std::mem::size_of::<usize>());
+        let mut list = AttributeList {
+            memory: vec![0usize; words],
+        };
+        // SAFETY: `memory` holds at least `size` bytes, pointer-aligned.
+        let ok = unsafe { InitializeProcThreadAttributeList(list.as_mut_ptr(), 1, 0, &mut size) };
+        if ok == 0 {
+            // Not initialised: nothing to delete.
+            list.memory.clear();
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: an initialised list with room for one attribute. The
+        // pseudoconsole attribute's value is the HPCON itself (not a
+        // pointer to it), of the size of an HPCON.
+        let ok = unsafe {
+            UpdateProcThreadAttribute(
+                list.as_mut_ptr(),
+                0,
+                PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE as usize,
+                console as *const std::ffi::c_void,
+                std::mem::size_of::<HPCON>(),
+                std::ptr::null_mut(),
+                std::ptr::null(),
+            )
+        };
+        if ok == 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(list)
+    }
+
+    fn as_mut_ptr(&mut self) -> LPPROC_THREAD_ATTRIBUTE_LIST {
+        self.memory.as_mut_ptr().cast()
+    }
+}
+
+impl Drop for AttributeList {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        if !self.memory.is_empty() {
+            // SAFETY: an initialised list, deleted once.
+            unsafe { DeleteProcThreadAttributeList(self.as_mut_ptr()) };
+        }
+    }
+}
