@@ -9,14 +9,30 @@
 //! `RUSTC_BOOTSTRAP=1`. `check` and `clippy` need no linker and no SDK.
 //! Why this way, and what it cannot catch: `docs/decisions/0006-cross-check.md`.
 //!
-//! Libraries and binaries are checked, not tests: test dev-dependencies
-//! (`insta` → `pest` → `psm`) run a C assembler for the target.
+//! Every crate's libraries and binaries are checked. Tests are checked for
+//! the crates in [`TEST_CRATES`] only — the platform drivers' real-surface
+//! tests: other crates' test dev-dependencies (`insta` → `pest` → `psm`)
+//! run a C assembler for the target, which this host does not have.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The targets every crate must type-check and lint clean for.
 pub const TARGETS: &[&str] = &["x86_64-pc-windows-msvc", "aarch64-apple-darwin"];
+
+/// Crates whose test code (unit and integration tests) is type-checked and
+/// linted for each target too: the real-surface tests only that
+/// platform's CI job runs.
+pub const TEST_CRATES: &[(&str, &[&str])] = &[("x86_64-pc-windows-msvc", &["qa-windows"])];
+
+/// What one clippy run covers.
+#[derive(Debug, Clone, Copy)]
+enum Scope {
+    /// Every crate's libraries and binaries.
+    Workspace,
+    /// These crates' tests.
+    Tests(&'static [&'static str]),
+}
 
 /// Debian packages of the toolchain the check uses, with what each is for.
 pub const PACKAGES: &[(&str, &str)] = &[
@@ -45,8 +61,8 @@ fn target_dir(root: &Path) -> PathBuf {
         .join("cross")
 }
 
-/// The clippy command for `target`.
-fn clippy(root: &Path, target: &str) -> Command {
+/// The clippy command for `target` over `scope`.
+fn clippy(root: &Path, target: &str, scope: Scope) -> Command {
     let mut c = Command::new(CARGO_CLIPPY);
     // Debian's programs first, so cargo-clippy runs Debian's cargo and
     // clippy-driver (rustup's would look for its own std sources).
@@ -62,16 +78,19 @@ fn clippy(root: &Path, target: &str) -> Command {
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .args(["clippy", "-Zbuild-std=std,panic_abort", "--target", target])
         .arg("--target-dir")
-        .arg(target_dir(root))
-        .args([
-            "--workspace",
-            "--exclude",
-            "xtask",
-            "--keep-going",
-            "--",
-            "-D",
-            "warnings",
-        ]);
+        .arg(target_dir(root));
+    match scope {
+        Scope::Workspace => {
+            c.args(["--workspace", "--exclude", "xtask"]);
+        }
+        Scope::Tests(crates) => {
+            for p in crates {
+                c.args(["-p", p]);
+            }
+            c.arg("--tests");
+        }
+    }
+    c.args(["--keep-going", "--", "-D", "warnings"]);
     c
 }
 
@@ -90,10 +109,29 @@ pub fn check(root: &Path) -> bool {
     let mut failed = Vec::new();
     for t in TARGETS {
         let started = std::time::Instant::now();
-        let ok = super::run(&mut clippy(root, t));
+        let mut ok = super::run(&mut clippy(root, t, Scope::Workspace));
+        let tests: Vec<&'static [&'static str]> = TEST_CRATES
+            .iter()
+            .filter(|(target, _)| target == t)
+            .map(|(_, crates)| *crates)
+            .collect();
+        for crates in &tests {
+            ok &= super::run(&mut clippy(root, t, Scope::Tests(crates)));
+        }
+        let with_tests = tests
+            .iter()
+            .flat_map(|c| c.iter())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
         eprintln!(
-            "xtask cross-check: {t}: {} in {:.0} s",
+            "xtask cross-check: {t}: {}{} in {:.0} s",
             if ok { "clean" } else { "FAILED" },
+            if with_tests.is_empty() {
+                String::new()
+            } else {
+                format!(" (with the tests of {with_tests})")
+            },
             started.elapsed().as_secs_f64()
         );
         if !ok {

@@ -17,6 +17,7 @@
 //! - [`session`]: [`DesktopSession`], the `SurfaceSession` every desktop
 //!   driver returns — the step dispatch over a [`DesktopPlatform`], the one
 //!   trait an OS implements (fetch the tree, act, type, capture, close);
+//! - [`app_logs`]: a launched application's stdout and stderr;
 //! - [`codes`]: the `desktop.*` error codes.
 //!
 //! This crate depends on `qa-core` only; desktop drivers depend on it, and
@@ -24,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod app_logs;
 pub mod codes;
 pub mod inspect;
 pub mod locate;

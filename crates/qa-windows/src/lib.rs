@@ -1,12 +1,25 @@
 //! # qa-windows — the Windows UI Automation driver for ui-qa
 //!
-//! This crate compiles on every platform. Today it is an honest placeholder
-//! ([`qa_core::placeholder::PlaceholderDriver`]): its probe answers BLOCKED —
-//! `platform` off windows, and `driver` ("not implemented yet") on windows — so a
-//! desktop flow selected for it ends with a handoff instead of a fake pass.
-//! It already declares the steps and locator kinds the real driver will
-//! accept, so flows written for it pass `ui-qa check` today. See
-//! `docs/platforms.md` and `ui-qa guide --backend desktop --topic windows-uia`.
+//! [`WindowsDesktopDriver`] drives a Windows application through UI
+//! Automation: it launches the program in the run's Job Object (or attaches
+//! by pid or window title, never signalling it), reads the control view of
+//! its windows with cache requests (one cross-process round trip per
+//! subtree), acts through control patterns (Invoke, Toggle, Value,
+//! RangeValue, SelectionItem, ExpandCollapse, MSAA's default action) and
+//! real input (`SendInput`) where none applies, and captures exactly its
+//! window (`PrintWindow` with `PW_RENDERFULLCONTENT`). Every UI Automation
+//! call runs on one dedicated COM thread, bounded by the step's deadline.
+//! The step dispatch, verdicts, resolution and snapshots are
+//! [`qa_desktop::DesktopSession`]'s.
+//!
+//! The crate compiles on every platform. Off Windows its probe answers
+//! BLOCKED (`platform`) with a handoff. What is decided without Windows —
+//! control types to roles, properties to states ([`uia`]), the pattern each
+//! action uses ([`patterns`]), key names to virtual keys ([`vk`]), the
+//! host's blocking conditions ([`handoff`]), pointer and pixel arithmetic ([`pointer`]) and the application's process
+//! tree ([`procs`]) — is plain functions with unit tests that run
+//! everywhere. See `docs/platforms.md` for what was compiled, linted and run
+//! where, and `ui-qa guide --backend desktop --topic windows-uia`.
 //!
 //! ```
 //! use qa_core::SurfaceDriver;
@@ -16,36 +29,36 @@
 
 #![warn(missing_docs)]
 
-use qa_core::driver::{Backend, DriverId, DriverInfo, Platform};
-use qa_core::placeholder::PlaceholderDriver;
+mod driver;
+pub mod handoff;
+pub mod patterns;
+pub mod pointer;
+pub mod procs;
+pub mod uia;
+pub mod vk;
 
-/// The driver id: `desktop/windows-uia`.
-pub const DRIVER_ID: DriverId = DriverId {
-    backend: Backend::Desktop,
-    name: "windows-uia",
-};
+#[cfg(windows)]
+mod imp;
 
-/// The platform this driver runs on.
-pub const PLATFORM: Platform = Platform::Windows;
+pub use driver::{unsupported, WindowsDesktopDriver, DRIVER_ID, PLATFORM};
 
-/// the Windows UI Automation driver (not implemented yet: BLOCKED with a handoff everywhere).
-pub fn driver() -> PlaceholderDriver {
-    PlaceholderDriver::new(
-        DriverInfo::desktop_accessibility(DRIVER_ID, PLATFORM),
-        "accessibility",
-    )
+/// The Windows UI Automation driver.
+pub fn driver() -> WindowsDesktopDriver {
+    WindowsDesktopDriver::new()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qa_core::driver::{Host, RunOptions, SurfaceDriver};
-    use qa_core::flow::Flow;
+    use qa_core::driver::SurfaceDriver;
 
+    #[cfg(not(windows))]
     #[tokio::test]
-    async fn probe_is_blocked_with_remediation() {
+    async fn off_windows_the_probe_is_blocked_on_the_platform_with_a_handoff() {
+        use qa_core::driver::{Host, RunOptions};
+        use qa_core::flow::Flow;
         let flow = Flow::parse(
-            r#"{"target":{"application":{"name":"App"}},"steps":[{"action":"activateWindow"}]}"#,
+            r#"{"target":{"application":{"name":"Notepad"}},"steps":[{"action":"activateWindow"}]}"#,
             std::path::Path::new("."),
         )
         .unwrap();
@@ -53,12 +66,18 @@ mod tests {
             .probe(&flow, &Host::current(), &RunOptions::default())
             .await;
         assert!(!p.available());
-        let expected = if std::env::consts::OS == PLATFORM.as_str() {
-            "driver"
-        } else {
-            "platform"
-        };
-        assert_eq!(p.missing[0].id, expected);
-        assert!(!p.missing[0].remediation.is_empty());
+        assert_eq!(p.missing[0].id, "platform");
+        assert!(p.missing[0].remediation.contains("Windows host"));
+    }
+
+    #[test]
+    fn roles_are_checked_against_the_uia_table() {
+        let d = driver();
+        assert!(d.check_role("Button").is_ok());
+        assert!(d.check_role("button").is_ok(), "portable names too");
+        assert!(
+            d.check_role("push button").is_err(),
+            "AT-SPI's names are not UIA's"
+        );
     }
 }

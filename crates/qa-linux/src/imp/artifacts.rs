@@ -1,19 +1,11 @@
-//! Evidence the Linux platform produces: the window's pixels, and the
-//! application's own output at close.
+//! The window's pixels, as evidence.
 
 use super::app::App;
 use super::capture::CaptureError;
 use super::display::missing;
-use qa_core::{ArtifactGroup, DriverError, Note, NoteKind, SessionContext};
+use qa_core::DriverError;
 use qa_desktop::{DesktopCode, WindowShot};
 use std::time::Duration;
-
-/// The last bytes of the application's stdout/stderr kept as evidence.
-const APP_LOG_CAP: usize = 256 * 1024;
-
-/// The scratch directory (under the run's `work/`) the launched
-/// application's stdout and stderr are written to.
-pub(crate) const APP_LOG_DIR: &str = "desktop-app";
 
 /// Focuses the application's window and captures exactly its pixels as a PNG.
 pub(crate) async fn screenshot(app: &App) -> Result<WindowShot, DriverError> {
@@ -55,31 +47,4 @@ pub(crate) async fn screenshot(app: &App) -> Result<WindowShot, DriverError> {
         width: w.width,
         height: w.height,
     })
-}
-
-/// Keeps the tail of the application's stdout and stderr as evidence
-/// (scanned for secrets like any artifact; the scratch directory they were
-/// written to is removed when the run ends). Returns notes for logs that
-/// were withheld.
-pub(crate) fn app_logs(ctx: &SessionContext) -> Vec<Note> {
-    let mut notes = Vec::new();
-    let dir = ctx.evidence.run_dir().join("work").join(APP_LOG_DIR);
-    for (file, base) in [("stdout.log", "app-stdout"), ("stderr.log", "app-stderr")] {
-        let Ok(bytes) = std::fs::read(dir.join(file)) else {
-            continue;
-        };
-        if bytes.is_empty() {
-            continue;
-        }
-        let tail = &bytes[bytes.len().saturating_sub(APP_LOG_CAP)..];
-        let name = ctx.evidence.unique_name(ArtifactGroup::Logs, base, "log");
-        match ctx.evidence.write(ArtifactGroup::Logs, &name, tail, None) {
-            Ok(Some(_)) | Err(_) => {}
-            Ok(None) => notes.push(Note::new(
-                NoteKind::Evidence,
-                format!("{name} was withheld: it contained a secret value"),
-            )),
-        }
-    }
-    notes
 }

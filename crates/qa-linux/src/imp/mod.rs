@@ -9,12 +9,12 @@
 //!
 //! Imports flow one way; each module uses only those listed after it:
 //!
-//! - `open` (probe, open) → `register`, `session`, `video`, `app`, `artifacts`, `bus`, `capture`,
+//! - `open` (probe, open) → `register`, `session`, `video`, `app`, `bus`, `capture`,
 //!   `display`
 //! - `session` (the `DesktopPlatform`, close) → `artifacts`, `pointer`, `keys`, `video`,
 //!   `actions`, `app`, `tree`, `capture`, `display`, `objref`
 //! - `video` (the window's video: capture task and recorder) → `capture`, `procs`
-//! - `artifacts` (the window's pixels, app logs) → `app`, `capture`, `display`
+//! - `artifacts` (the window's pixels) → `app`, `capture`, `display`
 //! - `pointer` (the click fallback of `activate`) → `app`, `bus`, `tree`, `objref`, `capture`, `display`
 //! - `register` (waiting for the app on the bus) → `bus`, `procs`, `capture`, `display`
 //! - `app` (the driven application, its windows) → `bus`, `tree`, `procs`, `objref`, `capture`, `display`

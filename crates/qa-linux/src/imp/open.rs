@@ -3,7 +3,6 @@
 //! application to register lives in `register.rs`.
 
 use super::app::App;
-use super::artifacts::APP_LOG_DIR;
 use super::bus;
 use super::capture::X11;
 use super::display::{self, missing, DesktopEnv};
@@ -16,7 +15,7 @@ use qa_core::process::DEFAULT_GRACE;
 use qa_core::{
     Capability, Deadline, DriverError, Flow, RunOptions, SessionContext, SurfaceSession,
 };
-use qa_desktop::{DesktopCode, DesktopSession};
+use qa_desktop::{app_logs, DesktopCode, DesktopSession, Stream};
 use std::process::Stdio;
 use std::sync::Arc;
 
@@ -206,16 +205,9 @@ async fn open_inner(
             cmd.env("XDG_RUNTIME_DIR", rt);
         }
         cmd.envs(&spec.env);
-        let logs = ctx.evidence.scratch_dir(APP_LOG_DIR).ok();
-        let log = |n: &str| {
-            logs.as_ref()
-                .and_then(|d| std::fs::File::create(d.join(n)).ok())
-                .map(Stdio::from)
-                .unwrap_or_else(Stdio::null)
-        };
         cmd.stdin(Stdio::null())
-            .stdout(log("stdout.log"))
-            .stderr(log("stderr.log"));
+            .stdout(app_logs::sink(ctx, Stream::Stdout))
+            .stderr(app_logs::sink(ctx, Stream::Stderr));
         let child = ctx.processes.spawn(cmd, "app").map_err(|e| {
             DriverError::new(
                 DesktopCode::LaunchFailed,

@@ -18,7 +18,7 @@ use qa_core::keys::KeyChord;
 use qa_core::process::DEFAULT_GRACE;
 use qa_core::{CloseResult, Deadline, DriverError, Note, NoteKind, SessionContext};
 use qa_desktop::{
-    Activated, DesktopCode, DesktopPlatform, Exit, Fields, Stream, TopWindow, WindowShot,
+    app_logs, Activated, DesktopCode, DesktopPlatform, Exit, Fields, Stream, TopWindow, WindowShot,
 };
 use std::time::Duration;
 
@@ -145,18 +145,7 @@ impl DesktopPlatform for Linux {
 
     fn output(&self, stream: Stream) -> Option<Vec<u8>> {
         self.launched.as_ref()?;
-        let file = match stream {
-            Stream::Stdout => "stdout.log",
-            Stream::Stderr => "stderr.log",
-        };
-        let path = self
-            .ctx
-            .evidence
-            .run_dir()
-            .join("work")
-            .join(artifacts::APP_LOG_DIR)
-            .join(file);
-        Some(std::fs::read(path).unwrap_or_default())
+        Some(app_logs::read(&self.ctx, stream))
     }
 
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
@@ -178,7 +167,7 @@ impl DesktopPlatform for Linux {
         let cleanup = ctx.processes.end_all(DEFAULT_GRACE, deadline).await;
         drop(launched);
         display::remove_runtime_dir(&env);
-        notes.extend(artifacts::app_logs(&ctx));
+        notes.extend(app_logs::keep(&ctx));
         if env.owned {
             notes.push(Note::new(
                 NoteKind::Environment,

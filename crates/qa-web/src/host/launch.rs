@@ -20,6 +20,7 @@ const NAMES: &[&str] = &[
     "google-chrome",
     "google-chrome-stable",
     "chrome",
+    "msedge",
 ];
 
 const WELL_KNOWN: &[&str] = &[
@@ -33,8 +34,38 @@ const WELL_KNOWN: &[&str] = &[
     "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
 ];
 
+/// Where Chrome, Chromium and Edge install themselves on Windows, in the
+/// order they are tried: per-machine then per-user Chrome, Chromium, then
+/// Edge (present on every Windows 10 and 11). `var` reads an environment
+/// variable (`ProgramFiles`, `ProgramFiles(x86)`, `LOCALAPPDATA`).
+pub fn windows_install_paths(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    const BASES_AND_TAILS: &[(&str, &str)] = &[
+        ("ProgramFiles", r"Google\Chrome\Application\chrome.exe"),
+        ("ProgramFiles(x86)", r"Google\Chrome\Application\chrome.exe"),
+        ("LOCALAPPDATA", r"Google\Chrome\Application\chrome.exe"),
+        ("LOCALAPPDATA", r"Chromium\Application\chrome.exe"),
+        ("ProgramFiles", r"Chromium\Application\chrome.exe"),
+        (
+            "ProgramFiles(x86)",
+            r"Microsoft\Edge\Application\msedge.exe",
+        ),
+        ("ProgramFiles", r"Microsoft\Edge\Application\msedge.exe"),
+    ];
+    BASES_AND_TAILS
+        .iter()
+        .filter_map(|(base, tail)| {
+            let b = var(base).filter(|b| !b.is_empty())?;
+            Some(PathBuf::from(format!(
+                r"{}\{tail}",
+                b.trim_end_matches('\\')
+            )))
+        })
+        .collect()
+}
+
 /// Finds Chromium: the explicit path, `$CHROME`, well-known names on `PATH`,
-/// then well-known install paths. `Err` carries the missing capability.
+/// then well-known install paths (on Windows, Chrome's, Chromium's and
+/// Edge's). `Err` carries the missing capability.
 pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, MissingCapability> {
     if let Some(p) = explicit {
         return if is_executable(p) {
@@ -65,6 +96,14 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, MissingCapabili
         let p = Path::new(p);
         if is_executable(p) {
             return Ok(p.to_path_buf());
+        }
+    }
+    if cfg!(windows) {
+        if let Some(p) = windows_install_paths(|v| std::env::var(v).ok())
+            .into_iter()
+            .find(|p| is_executable(p))
+        {
+            return Ok(p);
         }
     }
     Err(missing(
@@ -298,12 +337,22 @@ fn prepare_pipes(cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, Dri
     Ok(pipes)
 }
 
-/// The DevTools pipes are Unix-only so far (Windows needs handles).
+/// The DevTools pipes are Unix-only so far: on Windows the browser reads
+/// the C runtime's descriptors 3 and 4, which need handles passed through
+/// `STARTUPINFO.lpReserved2` — not yet written. ui-qa never falls back to a
+/// DevTools port, so the run is BLOCKED and says so.
 #[cfg(not(unix))]
 fn prepare_pipes(_cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, DriverError> {
-    Err(DriverError::new(
+    Err(DriverError::blocked(
         WebCode::LaunchFailed,
-        "the DevTools pipe is not implemented on this platform yet",
+        MissingCapability {
+            id: "devtools-pipe".into(),
+            reason: format!(
+                "the private DevTools pipe to the browser is not implemented on {} yet, and ui-qa never opens a DevTools port instead",
+                std::env::consts::OS
+            ),
+            remediation: "run web flows on Linux or macOS for now; see docs/platforms.md".into(),
+        },
     ))
 }
 
@@ -460,6 +509,37 @@ mod tests {
             e.remediation
         );
         assert!(!e.remediation.contains("apt-get"), "{}", e.remediation);
+    }
+
+    #[test]
+    fn windows_install_paths_cover_chrome_chromium_and_edge() {
+        let env = |v: &str| match v {
+            "ProgramFiles" => Some(r"C:\Program Files".to_string()),
+            "ProgramFiles(x86)" => Some(r"C:\Program Files (x86)\".to_string()),
+            "LOCALAPPDATA" => Some(r"C:\Users\ci\AppData\Local".to_string()),
+            _ => None,
+        };
+        let paths: Vec<String> = windows_install_paths(env)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(
+            paths.first().map(String::as_str),
+            Some(r"C:\Program Files\Google\Chrome\Application\chrome.exe")
+        );
+        assert!(paths
+            .contains(&r"C:\Users\ci\AppData\Local\Chromium\Application\chrome.exe".to_string()));
+        assert_eq!(
+            paths.last().map(String::as_str),
+            Some(r"C:\Program Files\Microsoft\Edge\Application\msedge.exe")
+        );
+        assert!(
+            paths.contains(
+                &r"C:\Program Files (x86)\Microsoft\Edge\Application\msedge.exe".to_string()
+            ),
+            "a trailing separator is not doubled: {paths:?}"
+        );
+        assert!(windows_install_paths(|_| None).is_empty());
     }
 
     #[test]
