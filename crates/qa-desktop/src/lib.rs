@@ -18,6 +18,8 @@
 //!   driver returns — the step dispatch over a [`DesktopPlatform`], the one
 //!   trait an OS implements (fetch the tree, act, type, capture, close);
 //! - [`app_logs`]: a launched application's stdout and stderr;
+//! - [`video`]: a window video's lifecycle (off, withheld, the platform's
+//!   capture task, finishing it);
 //! - [`codes`]: the `desktop.*` error codes.
 //!
 //! This crate depends on `qa-core` only; desktop drivers depend on it, and
@@ -35,6 +37,7 @@ pub mod resolve;
 pub mod roles;
 pub mod session;
 pub mod verdict;
+pub mod video;
 
 pub use codes::DesktopCode;
 pub use node::{Fields, Node, State, States};

@@ -62,6 +62,21 @@ pub enum Exit {
     Unknown(String),
 }
 
+impl Exit {
+    /// Whether the launched process has ended (`None`: the application was
+    /// attached to).
+    pub fn of(launched: Option<&mut tokio::process::Child>) -> Exit {
+        let Some(child) = launched else {
+            return Exit::Attached;
+        };
+        match child.try_wait() {
+            Ok(None) => Exit::Running,
+            Ok(Some(st)) => Exit::Ended(st.code(), st.to_string()),
+            Err(e) => Exit::Unknown(e.to_string()),
+        }
+    }
+}
+
 /// One of the launched application's output streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {

@@ -8,7 +8,7 @@ use super::capture::X11;
 use super::display::{self, missing, DesktopEnv};
 use super::register::{wait_registration, ATTACH_REGISTRATION_MS, REGISTRATION_MS};
 use super::session::Linux;
-use super::video::{self, WindowVideo};
+use super::video;
 use qa_core::flow::{ApplicationTarget, Target};
 use qa_core::host::which;
 use qa_core::process::DEFAULT_GRACE;
@@ -237,7 +237,7 @@ async fn open_inner(
         display: env.display.clone(),
         picked,
     };
-    let video = WindowVideo::start(
+    let video = video::start(
         ctx,
         video::Target {
             x11: app.x11.clone(),

@@ -1,8 +1,9 @@
 //! Window video: a capture task grabs exactly the application's window
 //! (the same capture the PNG screenshots use; never another program's
 //! pixels) at the flow's frame rate and hands PNG frames to qa-core's
-//! [`VideoRecorder`]; `close` stops it and finishes the video before the
-//! application's processes end.
+//! [`qa_core::video::VideoRecorder`]; the lifecycle around it (off,
+//! withheld, stopping and finishing at `close`) is
+//! [`qa_desktop::video::WindowVideo`]'s.
 //!
 //! Which window: the one the session last picked for a step (a screenshot,
 //! typing, focusing), and until it has picked one, the application's window
@@ -27,16 +28,13 @@
 
 use super::capture::{CaptureError, RgbFrame, XWindow, X11};
 use super::procs;
-use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
-use qa_core::{Deadline, Note, NoteKind, SessionContext};
+use qa_core::SessionContext;
+use qa_desktop::video::{start_recorder, Captured, WindowVideo, VIDEO_NAME};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
 use tokio::time::MissedTickBehavior;
 use x11rb::protocol::xproto::Window;
-
-/// The video's base name (`artifacts/videos/window.webm`).
-pub(crate) const VIDEO_NAME: &str = "window";
 
 /// How often the application's window is looked for before one is found.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
@@ -58,138 +56,12 @@ pub(crate) struct Target {
     pub picked: watch::Receiver<Option<Window>>,
 }
 
-/// The window video of one session.
-pub(crate) enum WindowVideo {
-    /// `--video off`.
-    Off,
-    /// Not recorded: the run has secret values (see the [module docs](self)).
-    Withheld,
-    /// The capture task runs.
-    Recording(Running),
-}
-
-/// A running capture task (aborted if dropped without [`WindowVideo::finish`]).
-pub(crate) struct Running {
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<Captured>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(t) = &self.task {
-            t.abort();
-        }
-    }
-}
-
-/// What the capture task did.
-#[derive(Default)]
-struct Captured {
-    recorder: Option<VideoRecorder>,
-    last_error: Option<String>,
-    /// Frames left out because another program's window covered it.
-    covered: u64,
-    /// The display has Composite (covered frames are read from the window).
-    composite: bool,
-    /// A secret value appeared during the run: frames stopped.
-    secret_seen: bool,
-}
-
-impl WindowVideo {
-    /// Starts the window video when the run records video: withheld when the
-    /// run has secret values, otherwise a capture task on the runtime.
-    pub(crate) fn start(ctx: &SessionContext, target: Target) -> WindowVideo {
-        if !ctx.recording.video.records() {
-            return WindowVideo::Off;
-        }
-        if !ctx.secrets.is_empty() {
-            ctx.evidence.withhold(
-                &format!("{VIDEO_NAME}.webm"),
-                "the run has secret values and a window's pixels cannot be checked for them; the video was not recorded",
-            );
-            return WindowVideo::Withheld;
-        }
-        let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(capture(ctx.clone(), target, stopped));
-        WindowVideo::Recording(Running {
-            stop: Some(stop),
-            task: Some(task),
-        })
-    }
-
-    /// Stops the capture and finishes the video within `deadline`; the
-    /// notes say what the result should (the published video is in the
-    /// run's artifacts).
-    pub(crate) async fn finish(self, deadline: Deadline) -> Vec<Note> {
-        let mut run = match self {
-            WindowVideo::Off => return Vec::new(),
-            WindowVideo::Withheld => {
-                return vec![Note::new(
-                    NoteKind::Evidence,
-                    format!(
-                        "video {VIDEO_NAME} was not recorded: the run has secret values, and a window's pixels cannot be checked or masked for them"
-                    ),
-                )]
-            }
-            WindowVideo::Recording(r) => r,
-        };
-        if let Some(s) = run.stop.take() {
-            let _ = s.send(());
-        }
-        let Some(task) = run.task.take() else {
-            return Vec::new();
-        };
-        let abort = task.abort_handle();
-        let captured = match deadline.run(task).await {
-            Some(Ok(c)) => c,
-            Some(Err(e)) => {
-                return vec![evidence_note(format!(
-                    "video {VIDEO_NAME}: the capture task failed ({e}); no video was written"
-                ))]
-            }
-            None => {
-                // Dropping its recorder ends the encoder's input (the frames
-                // so far may still be written); a stuck encoder is ended
-                // with the run's processes.
-                abort.abort();
-                return vec![evidence_note(format!(
-                    "video {VIDEO_NAME}: the window capture did not stop within the cleanup deadline; the video may be missing or cut short"
-                ))];
-            }
-        };
-        let mut notes = Vec::new();
-        if captured.covered > 0 && captured.recorder.is_some() {
-            let why = if captured.composite {
-                "the window was covered before it was first captured, so its own pixels could not be read yet"
-            } else {
-                "the X server has no Composite extension to read the window's own pixels"
-            };
-            notes.push(evidence_note(format!(
-                "video {VIDEO_NAME}: {} frame(s) were left out while a window of another program covered the application's window ({why}); the video holds the frame before",
-                captured.covered
-            )));
-        }
-        if captured.secret_seen {
-            notes.push(evidence_note(format!(
-                "video {VIDEO_NAME}: frames stopped when the run gained secret values"
-            )));
-        }
-        match captured.recorder {
-            Some(rec) => notes.extend(rec.finish(deadline).await.into_notes()),
-            None => notes.push(evidence_note(format!(
-                "video {VIDEO_NAME}: no frame of the application's window could be captured ({}), so no video was written",
-                captured
-                    .last_error
-                    .as_deref()
-                    .unwrap_or("no window of the application was found on the display")
-            ))),
-        }
-        notes
-    }
-}
-
-fn evidence_note(s: String) -> Note {
-    Note::new(NoteKind::Evidence, s)
+/// Starts the window video of the application `target` names
+/// ([`WindowVideo::start`]: off, withheld while the run has secret values,
+/// or this capture task).
+pub(crate) fn start(ctx: &SessionContext, target: Target) -> WindowVideo {
+    let c = ctx.clone();
+    WindowVideo::start(ctx, move |stop| capture(c, target, stop))
 }
 
 /// The capture loop: one frame per tick until `stop`.
@@ -198,10 +70,10 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     let period = Duration::from_secs(1) / fps;
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut out = Captured {
-        composite: t.x11.has_composite(),
-        ..Captured::default()
-    };
+    let mut out = Captured::default();
+    let composite = t.x11.has_composite();
+    // Frames left out because another program's window covered it.
+    let mut covered = 0u64;
     let mut window: Option<Window> = None;
     let mut next_look = Instant::now();
     let mut failed_in_row = 0u32;
@@ -252,7 +124,7 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                 failed_in_row = 0;
                 if let Some(png) = png {
                     if out.recorder.is_none() {
-                        out.recorder = start_recorder(&ctx, &frame).await;
+                        out.recorder = start_recorder(&ctx, frame.width, frame.height).await;
                     }
                     match &out.recorder {
                         Some(r) => r.push(png, started),
@@ -262,7 +134,7 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                 prev = Some(frame);
             }
             Ok(Err(Skip::Covered)) => {
-                out.covered += 1;
+                covered += 1;
                 out.last_error = Some(Skip::COVERED.into());
             }
             Ok(Err(Skip::Failed(e))) => {
@@ -284,6 +156,16 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                 _ = tokio::time::sleep(rest) => {}
             }
         }
+    }
+    if covered > 0 && out.recorder.is_some() {
+        let why = if composite {
+            "the window was covered before it was first captured, so its own pixels could not be read yet"
+        } else {
+            "the X server has no Composite extension to read the window's own pixels"
+        };
+        out.notes.push(format!(
+            "video {VIDEO_NAME}: {covered} frame(s) were left out while a window of another program covered the application's window ({why}); the video holds the frame before"
+        ));
     }
     out
 }
@@ -331,26 +213,6 @@ impl Skip {
 struct AppPids {
     bus_pid: u32,
     launched_pid: Option<u32>,
-}
-
-/// Starts the recorder at the first frame's size (the window's pixel size,
-/// as its screenshots have it); `None` if the starting task failed.
-async fn start_recorder(ctx: &SessionContext, first: &RgbFrame) -> Option<VideoRecorder> {
-    let spec = VideoSpec {
-        name: VIDEO_NAME.into(),
-        format: FrameFormat::Png,
-        width: first.width,
-        height: first.height,
-        bounds: ctx.recording.bounds,
-        mode: ctx.recording.video,
-        step: None,
-        wait_for_begin: false,
-    };
-    let (evidence, processes) = (ctx.evidence.clone(), ctx.processes.clone());
-    // Starting the encoder forks: off the async runtime.
-    tokio::task::spawn_blocking(move || VideoRecorder::start(evidence, &processes, spec))
-        .await
-        .ok()
 }
 
 /// The window to record when the session has not picked one: the one the

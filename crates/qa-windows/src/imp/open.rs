@@ -6,7 +6,7 @@
 use super::app::{titles, App};
 use super::com::Com;
 use super::session::Windows;
-use super::video::WindowVideo;
+use super::video;
 use super::win32;
 use crate::handoff::{self, HostFacts};
 use qa_core::flow::{ApplicationTarget, Target};
@@ -242,7 +242,7 @@ async fn open_inner(
                 },
             )
         })?;
-    let video = WindowVideo::start(ctx, app.clone());
+    let video = video::start(ctx, app.clone());
     Ok(Box::new(DesktopSession::new(
         ctx.clone(),
         Windows {

@@ -7,13 +7,13 @@ use super::app::App;
 use super::com::Com;
 use super::shot;
 use super::tree::{self, Node, UiaElement};
-use super::video::WindowVideo;
 use super::win32;
 use crate::vk;
 use async_trait::async_trait;
 use qa_core::keys::KeyChord;
 use qa_core::process::DEFAULT_GRACE;
 use qa_core::{CloseResult, Deadline, DriverError, SessionContext};
+use qa_desktop::video::WindowVideo;
 use qa_desktop::{
     app_logs, Activated, DesktopCode, DesktopPlatform, Exit, Fields, Stream, TopWindow, WindowShot,
 };
@@ -190,14 +190,7 @@ impl DesktopPlatform for Windows {
     }
 
     fn exit(&mut self) -> Exit {
-        let Some(child) = self.launched.as_mut() else {
-            return Exit::Attached;
-        };
-        match child.try_wait() {
-            Ok(None) => Exit::Running,
-            Ok(Some(st)) => Exit::Ended(st.code(), st.to_string()),
-            Err(e) => Exit::Unknown(e.to_string()),
-        }
+        Exit::of(self.launched.as_mut())
     }
 
     fn output(&self, stream: Stream) -> Option<Vec<u8>> {

@@ -1,0 +1,166 @@
+//! A desktop window's video, the part that is the same on every OS: it is
+//! off, withheld (the run has secret values: window pixels cannot be
+//! checked for them, so no frame is ever taken), or a capture task the
+//! platform runs — grabbing exactly the application's window and pushing
+//! PNG frames to qa-core's [`VideoRecorder`] — that `close` stops and
+//! finishes before the application's processes end.
+
+use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::{Deadline, Note, NoteKind, SessionContext};
+use std::future::Future;
+use tokio::sync::oneshot;
+
+/// The video's base name (`artifacts/videos/window.webm`).
+pub const VIDEO_NAME: &str = "window";
+
+/// What a platform's capture task hands back when it stops.
+#[derive(Default)]
+pub struct Captured {
+    /// The recorder, started at the first frame (`None`: no frame was
+    /// captured).
+    pub recorder: Option<VideoRecorder>,
+    /// Why the last capture failed, if one did.
+    pub last_error: Option<String>,
+    /// A secret value was registered during the run: frames stopped.
+    pub secret_seen: bool,
+    /// What the platform has to say about the frames (left out, and why).
+    pub notes: Vec<String>,
+}
+
+/// The window video of one session.
+pub enum WindowVideo {
+    /// `--video off`.
+    Off,
+    /// Not recorded: the run has secret values.
+    Withheld,
+    /// The capture task runs.
+    Recording(Running),
+}
+
+/// A running capture task (aborted if dropped without
+/// [`WindowVideo::finish`]).
+pub struct Running {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<Captured>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(t) = &self.task {
+            t.abort();
+        }
+    }
+}
+
+fn note(s: String) -> Note {
+    Note::new(NoteKind::Evidence, s)
+}
+
+impl WindowVideo {
+    /// Starts the window video when the run records video: withheld when
+    /// the run has secret values, otherwise `capture` on the runtime. The
+    /// task gets a receiver that fires when it must stop; it takes no frame
+    /// once the run has a secret value ([`Captured::secret_seen`]).
+    pub fn start<F, Fut>(ctx: &SessionContext, capture: F) -> WindowVideo
+    where
+        F: FnOnce(oneshot::Receiver<()>) -> Fut,
+        Fut: Future<Output = Captured> + Send + 'static,
+    {
+        if !ctx.recording.video.records() {
+            return WindowVideo::Off;
+        }
+        if !ctx.secrets.is_empty() {
+            ctx.evidence.withhold(
+                &format!("{VIDEO_NAME}.webm"),
+                "the run has secret values and a window's pixels cannot be checked for them; the video was not recorded",
+            );
+            return WindowVideo::Withheld;
+        }
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(capture(stopped));
+        WindowVideo::Recording(Running {
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    /// Stops the capture and finishes the video within `deadline`; the
+    /// notes say what the result should (the published video is in the
+    /// run's artifacts).
+    pub async fn finish(self, deadline: Deadline) -> Vec<Note> {
+        let mut run = match self {
+            WindowVideo::Off => return Vec::new(),
+            WindowVideo::Withheld => {
+                return vec![note(format!(
+                    "video {VIDEO_NAME} was not recorded: the run has secret values, and a window's pixels cannot be checked or masked for them"
+                ))]
+            }
+            WindowVideo::Recording(r) => r,
+        };
+        if let Some(s) = run.stop.take() {
+            let _ = s.send(());
+        }
+        let Some(task) = run.task.take() else {
+            return Vec::new();
+        };
+        let abort = task.abort_handle();
+        let captured = match deadline.run(task).await {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                return vec![note(format!(
+                    "video {VIDEO_NAME}: the capture task failed ({e}); no video was written"
+                ))]
+            }
+            None => {
+                // Dropping its recorder ends the encoder's input (the frames
+                // so far may still be written); a stuck encoder is ended
+                // with the run's processes.
+                abort.abort();
+                return vec![note(format!(
+                    "video {VIDEO_NAME}: the window capture did not stop within the cleanup deadline; the video may be missing or cut short"
+                ))];
+            }
+        };
+        let mut notes: Vec<Note> = captured.notes.into_iter().map(note).collect();
+        if captured.secret_seen {
+            notes.push(note(format!(
+                "video {VIDEO_NAME}: frames stopped when the run gained secret values"
+            )));
+        }
+        match captured.recorder {
+            Some(rec) => notes.extend(rec.finish(deadline).await.into_notes()),
+            None => notes.push(note(format!(
+                "video {VIDEO_NAME}: no frame of the application's window could be captured ({}), so no video was written",
+                captured
+                    .last_error
+                    .as_deref()
+                    .unwrap_or("no window of the application was found on the display")
+            ))),
+        }
+        notes
+    }
+}
+
+/// Starts the recorder at the first frame's size (the window's pixel size,
+/// as its screenshots have it); `None` if the starting task failed.
+pub async fn start_recorder(
+    ctx: &SessionContext,
+    width: u32,
+    height: u32,
+) -> Option<VideoRecorder> {
+    let spec = VideoSpec {
+        name: VIDEO_NAME.into(),
+        format: FrameFormat::Png,
+        width,
+        height,
+        bounds: ctx.recording.bounds,
+        mode: ctx.recording.video,
+        step: None,
+        wait_for_begin: false,
+    };
+    let (evidence, processes) = (ctx.evidence.clone(), ctx.processes.clone());
+    // Starting the encoder forks: off the async runtime.
+    tokio::task::spawn_blocking(move || VideoRecorder::start(evidence, &processes, spec))
+        .await
+        .ok()
+}
