@@ -30,15 +30,18 @@ fn path(ctx: &SessionContext, stream: Stream) -> PathBuf {
         .join(file(stream))
 }
 
-/// Where a launched application's `stream` goes: a new file in the scratch
-/// directory (nowhere, if it cannot be created).
-pub fn sink(ctx: &SessionContext, stream: Stream) -> Stdio {
-    ctx.evidence
-        .scratch_dir(APP_LOG_DIR)
-        .ok()
-        .and_then(|d| std::fs::File::create(d.join(file(stream))).ok())
-        .map(Stdio::from)
-        .unwrap_or_else(Stdio::null)
+/// Where a launched application's stdout and stderr go: new files in a
+/// fresh scratch directory (nowhere, if they cannot be created). Call it
+/// once per run: the directory is created fresh.
+pub fn sinks(ctx: &SessionContext) -> (Stdio, Stdio) {
+    let dir = ctx.evidence.scratch_dir(APP_LOG_DIR).ok();
+    let sink = |stream: Stream| {
+        dir.as_ref()
+            .and_then(|d| std::fs::File::create(d.join(file(stream))).ok())
+            .map(Stdio::from)
+            .unwrap_or_else(Stdio::null)
+    };
+    (sink(Stream::Stdout), sink(Stream::Stderr))
 }
 
 /// What the application wrote to `stream` so far.

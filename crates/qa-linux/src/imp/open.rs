@@ -15,7 +15,7 @@ use qa_core::process::DEFAULT_GRACE;
 use qa_core::{
     Capability, Deadline, DriverError, Flow, RunOptions, SessionContext, SurfaceSession,
 };
-use qa_desktop::{app_logs, DesktopCode, DesktopSession, Stream};
+use qa_desktop::{app_logs, DesktopCode, DesktopSession};
 use std::process::Stdio;
 use std::sync::Arc;
 
@@ -205,9 +205,8 @@ async fn open_inner(
             cmd.env("XDG_RUNTIME_DIR", rt);
         }
         cmd.envs(&spec.env);
-        cmd.stdin(Stdio::null())
-            .stdout(app_logs::sink(ctx, Stream::Stdout))
-            .stderr(app_logs::sink(ctx, Stream::Stderr));
+        let (stdout, stderr) = app_logs::sinks(ctx);
+        cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
         let child = ctx.processes.spawn(cmd, "app").map_err(|e| {
             DriverError::new(
                 DesktopCode::LaunchFailed,

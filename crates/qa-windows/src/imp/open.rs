@@ -16,7 +16,7 @@ use qa_core::{
     Capability, Deadline, DriverError, Flow, MissingCapability, RunOptions, SessionContext,
     SurfaceSession,
 };
-use qa_desktop::{app_logs, DesktopCode, DesktopSession, Stream};
+use qa_desktop::{app_logs, DesktopCode, DesktopSession};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -197,9 +197,8 @@ async fn open_inner(
                 None => flow.base_dir.clone(),
             });
             cmd.envs(&spec.env);
-            cmd.stdin(Stdio::null())
-                .stdout(app_logs::sink(ctx, Stream::Stdout))
-                .stderr(app_logs::sink(ctx, Stream::Stderr));
+            let (stdout, stderr) = app_logs::sinks(ctx);
+            cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
             let child = ctx.processes.spawn(cmd, "app").map_err(|e| {
                 DriverError::new(
                     DesktopCode::LaunchFailed,
