@@ -23,8 +23,10 @@ pub const TARGETS: &[&str] = &["x86_64-pc-windows-msvc", "aarch64-apple-darwin"]
 /// Crates whose test code (unit and integration tests) is type-checked and
 /// linted for each target too: the real-surface tests only that
 /// platform's CI job runs.
-pub const TEST_CRATES: &[(&str, &[&str])] =
-    &[("x86_64-pc-windows-msvc", &["qa-windows", "qa-tui"])];
+pub const TEST_CRATES: &[(&str, &[&str])] = &[(
+    "x86_64-pc-windows-msvc",
+    &["qa-windows", "qa-tui", "qa-web"],
+)];
 
 /// What one clippy run covers.
 #[derive(Debug, Clone, Copy)]

@@ -188,6 +188,6 @@ pub mod testing {
     }
     /// Finding and launching Chromium.
     pub mod launch {
-        pub use crate::host::launch::{chromium_args, find_chromium, launch};
+        pub use crate::host::launch::{chromium_args, find_chromium, launch, BrowserChild};
     }
 }

@@ -35,7 +35,7 @@ pub(crate) struct WebSession {
     ctx: SessionContext,
     _static: Option<StaticServer>,
     server: Option<TargetServer>,
-    children: Vec<tokio::process::Child>,
+    children: Vec<launch::BrowserChild>,
     proxy: Option<Proxy>,
     reported_notes: usize,
     reported_blocked: BlockedRequests,

@@ -1,6 +1,9 @@
 //! Ownership comes from what the run set up, never from command lines: a
 //! process that merely names the run's private profile directory in its
-//! arguments is not the run's, and cleanup never signals it.
+//! arguments is not the run's, and cleanup never signals it. (Unix: it
+//! reads `/proc` and signals the stranger itself; on Windows the job is
+//! the only thing cleanup ends, see `windows_browser.rs`.)
+#![cfg(unix)]
 
 mod common;
 use common::*;

@@ -64,7 +64,7 @@ async fn open_popup_to_a_blocked_origin_fails_with_its_code_and_the_page_goes_on
 struct Browser {
     cdp: std::sync::Arc<Cdp>,
     run: Run,
-    _child: tokio::process::Child,
+    _child: qa_web::testing::launch::BrowserChild,
 }
 
 async fn browser() -> Browser {

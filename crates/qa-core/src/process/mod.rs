@@ -117,6 +117,11 @@ mod watchdog;
 mod windows;
 #[cfg(windows)]
 use windows::Owner as Platform;
+#[cfg(windows)]
+pub mod windows_spawn;
+
+pub mod crt_fds;
+pub mod win_cmdline;
 
 #[cfg(not(any(unix, windows)))]
 mod unsupported;
@@ -402,13 +407,34 @@ impl ProcessOwner {
         // Windows: in the job before it runs (see `windows.rs`).
         #[cfg(windows)]
         cmd.creation_flags(windows::START_SUSPENDED);
-        let child = cmd.spawn()?;
+        // Windows: never while a `spawn_with_fds` has inheritable handles.
+        #[cfg(windows)]
+        let guard = windows_spawn::SPAWN_LOCK
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let child = cmd.spawn();
+        #[cfg(windows)]
+        drop(guard);
+        let child = child?;
         if let Some(pid) = child.id() {
             self.platform.register(pid, label, Some(seq));
             #[cfg(windows)]
             windows::resume(pid);
         }
         Ok(child)
+    }
+
+    /// Starts `cmd` with its C-runtime descriptors (Windows; see
+    /// [`windows_spawn`]): suspended, in the run's job, then running.
+    #[cfg(windows)]
+    pub fn spawn_with_fds(
+        &self,
+        cmd: windows_spawn::FdCommand,
+        label: &str,
+    ) -> std::io::Result<windows_spawn::OwnedChild> {
+        let suspended = windows_spawn::start_suspended(cmd)?;
+        self.platform.register(suspended.pid, label, None);
+        suspended.resume()
     }
 
     /// Registers a process that leads its own session (it called `setsid`,

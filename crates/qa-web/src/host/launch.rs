@@ -6,8 +6,10 @@ use qa_core::evidence::HelperUser;
 use qa_core::host::{find_in, is_executable};
 use qa_core::{DriverError, MissingCapability};
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::process::Stdio;
 use std::time::Duration;
+#[cfg(unix)]
 use tokio::io::AsyncReadExt;
 
 /// Remediation when no Chromium is found.
@@ -184,7 +186,28 @@ pub struct Launched {
     /// Its events, from the browser's first message on.
     pub events: tokio::sync::mpsc::UnboundedReceiver<CdpEvent>,
     /// The child handle (kept so it is reaped).
-    pub child: tokio::process::Child,
+    pub child: BrowserChild,
+}
+
+/// The browser's process handle: a Tokio child on Unix; on Windows, where
+/// the standard library cannot hand it descriptors 3 and 4, the owner's.
+#[cfg(unix)]
+pub type BrowserChild = tokio::process::Child;
+/// The browser's process handle: a Tokio child on Unix; on Windows, where
+/// the standard library cannot hand it descriptors 3 and 4, the owner's.
+#[cfg(windows)]
+pub type BrowserChild = qa_core::process::windows_spawn::OwnedChild;
+
+/// A started browser before its first answer.
+struct Started {
+    child: BrowserChild,
+    pid: u32,
+    /// Ours: the write end of the browser's input.
+    to_browser: std::fs::File,
+    /// Ours: the read end of the browser's output.
+    from_browser: std::fs::File,
+    /// Fired once the browser's stderr has ended.
+    stderr_done: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 /// The two pipes of `--remote-debugging-pipe`: the browser reads fd 3 and
@@ -304,9 +327,6 @@ fn run_as(cmd: &mut tokio::process::Command, profile: &Path, user: Option<Helper
     }
 }
 
-#[cfg(not(unix))]
-fn run_as(_cmd: &mut tokio::process::Command, _profile: &Path, _user: Option<HelperUser>) {}
-
 /// The DevTools pipes, set up to become the browser's fds 3 and 4 when
 /// `cmd` is spawned; the profile is written owner-only (umask 077).
 #[cfg(unix)]
@@ -337,39 +357,6 @@ fn prepare_pipes(cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, Dri
     Ok(pipes)
 }
 
-/// The DevTools pipes are Unix-only so far: on Windows the browser reads
-/// the C runtime's descriptors 3 and 4, which need handles passed through
-/// `STARTUPINFO.lpReserved2` — not yet written. ui-qa never falls back to a
-/// DevTools port, so the run is BLOCKED and says so.
-#[cfg(not(unix))]
-fn prepare_pipes(_cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, DriverError> {
-    Err(DriverError::blocked(
-        WebCode::LaunchFailed,
-        MissingCapability {
-            id: "devtools-pipe".into(),
-            reason: format!(
-                "the private DevTools pipe to the browser is not implemented on {} yet, and ui-qa never opens a DevTools port instead",
-                std::env::consts::OS
-            ),
-            remediation: "run web flows on Linux or macOS for now; see docs/platforms.md".into(),
-        },
-    ))
-}
-
-/// Stands for the pipes where there are none yet.
-#[cfg(not(unix))]
-struct DevToolsPipes {
-    to_browser: std::fs::File,
-    from_browser: std::fs::File,
-}
-
-#[cfg(not(unix))]
-impl DevToolsPipes {
-    fn ours(self) -> (std::fs::File, std::fs::File) {
-        (self.to_browser, self.from_browser)
-    }
-}
-
 /// Launches Chromium through the run's process owner with its DevTools
 /// pipe, and waits until it answers on it.
 ///
@@ -394,59 +381,17 @@ pub async fn launch(
             )
         })?;
     }
-    let mut cmd = tokio::process::Command::new(exe);
-    run_as(&mut cmd, profile, user);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(false);
-    let pipes = prepare_pipes(&mut cmd)?;
-    let mut child = processes.spawn(cmd, "chromium").map_err(|e| {
-        match user {
-            Some(u) if e.kind() == std::io::ErrorKind::PermissionDenied => DriverError::new(
-                WebCode::LaunchFailed,
-                format!(
-                    "could not start {} as the browser's own user (uid {}): {e}",
-                    exe.display(),
-                    u.uid
-                ),
-            )
-            .with_remediation(
-                "as root, ui-qa starts Chromium as an unprivileged user of its own: pass --browser a Chromium that every user can read and execute (such as /usr/bin/chromium)",
-            ),
-            _ => DriverError::new(
-                WebCode::LaunchFailed,
-                format!("could not start {}: {e}", exe.display()),
-            )
-            .with_remediation(CHROMIUM_REMEDIATION),
-        }
-    })?;
-    let pid = child.id().unwrap_or(0);
-    let (to_browser, from_browser) = pipes.ours();
+    let tail = Tail::default();
+    let Started {
+        mut child,
+        pid,
+        to_browser,
+        from_browser,
+        stderr_done,
+    } = start(exe, args, profile, user, processes, &tail)?;
     let (cdp, events) = Cdp::over_pipe(to_browser, from_browser)
         .map_err(|e| DriverError::new(WebCode::CdpConnect, e))?;
-    // Collect a bounded stderr tail in the background.
-    let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
-    let mut reader = None;
-    if let Some(mut err) = child.stderr.take() {
-        let tail = tail.clone();
-        reader = Some(tokio::spawn(async move {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                let mut t = tail.lock().expect("tail lock");
-                t.extend_from_slice(&buf[..n]);
-                let len = t.len();
-                if len > 8192 {
-                    t.drain(..len - 8192);
-                }
-            }
-        }));
-    }
-    let stderr_tail = |tail: &std::sync::Arc<std::sync::Mutex<Vec<u8>>>| {
+    let stderr_tail = |tail: &Tail| {
         let t = tail.lock().expect("tail lock");
         let s = String::from_utf8_lossy(&t).into_owned();
         let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -475,7 +420,7 @@ pub async fn launch(
             // Exited: its stderr ends with it (or soon after, when a helper
             // it started still holds it).
             let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-            if let Some(r) = reader {
+            if let Some(r) = stderr_done {
                 let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
             }
             let status = match child.try_wait() {
@@ -492,6 +437,151 @@ pub async fn launch(
             .with_remediation("check the stderr tail; pass --browser PATH to use another build"))
         }
     }
+}
+
+/// The tail of the browser's stderr that a failed start reports.
+type Tail = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
+
+/// Most stderr bytes kept.
+const TAIL_BYTES: usize = 8192;
+
+fn keep_tail(tail: &Tail, bytes: &[u8]) {
+    let mut t = tail.lock().expect("tail lock");
+    t.extend_from_slice(bytes);
+    let len = t.len();
+    if len > TAIL_BYTES {
+        t.drain(..len - TAIL_BYTES);
+    }
+}
+
+/// Why the browser could not be started.
+fn spawn_error(exe: &Path, user: Option<HelperUser>, e: std::io::Error) -> DriverError {
+    match user {
+        #[cfg(unix)]
+        Some(u) if e.kind() == std::io::ErrorKind::PermissionDenied => DriverError::new(
+            WebCode::LaunchFailed,
+            format!(
+                "could not start {} as the browser's own user (uid {}): {e}",
+                exe.display(),
+                u.uid
+            ),
+        )
+        .with_remediation(
+            "as root, ui-qa starts Chromium as an unprivileged user of its own: pass --browser a Chromium that every user can read and execute (such as /usr/bin/chromium)",
+        ),
+        _ => DriverError::new(
+            WebCode::LaunchFailed,
+            format!("could not start {}: {e}", exe.display()),
+        )
+        .with_remediation(CHROMIUM_REMEDIATION),
+    }
+}
+
+/// Starts the browser with the DevTools pipes as its fds 3 and 4 and its
+/// stderr collected into `tail`.
+#[cfg(unix)]
+fn start(
+    exe: &Path,
+    args: &[String],
+    profile: &Path,
+    user: Option<HelperUser>,
+    processes: &qa_core::process::ProcessOwner,
+    tail: &Tail,
+) -> Result<Started, DriverError> {
+    let mut cmd = tokio::process::Command::new(exe);
+    run_as(&mut cmd, profile, user);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(false);
+    let pipes = prepare_pipes(&mut cmd)?;
+    let mut child = processes
+        .spawn(cmd, "chromium")
+        .map_err(|e| spawn_error(exe, user, e))?;
+    let pid = child.id().unwrap_or(0);
+    let (to_browser, from_browser) = pipes.ours();
+    let stderr_done = child.stderr.take().map(|mut err| {
+        let (done, fired) = tokio::sync::oneshot::channel();
+        let tail = tail.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                keep_tail(&tail, &buf[..n]);
+            }
+            let _ = done.send(());
+        });
+        fired
+    });
+    Ok(Started {
+        child,
+        pid,
+        to_browser,
+        from_browser,
+        stderr_done,
+    })
+}
+
+/// Starts the browser with the DevTools pipes as its C-runtime
+/// descriptors 3 and 4 (see `qa_core::process::crt_fds`) and its stderr
+/// collected into `tail`. Windows has no other user to run it as, and the
+/// profile is the run's private scratch already.
+#[cfg(windows)]
+fn start(
+    exe: &Path,
+    args: &[String],
+    _profile: &Path,
+    user: Option<HelperUser>,
+    processes: &qa_core::process::ProcessOwner,
+    tail: &Tail,
+) -> Result<Started, DriverError> {
+    use qa_core::process::windows_spawn::{pipe, FdCommand};
+    use std::io::Read;
+    let failed = |e: std::io::Error| {
+        DriverError::new(
+            WebCode::LaunchFailed,
+            format!("could not create the DevTools pipes: {e}"),
+        )
+    };
+    let (browser_in, to_browser) = pipe().map_err(failed)?;
+    let (from_browser, browser_out) = pipe().map_err(failed)?;
+    let (err_read, err_write) = pipe().map_err(failed)?;
+    let cmd = FdCommand::new(exe)
+        .args(args)
+        .stderr(err_write)
+        .fds(vec![browser_in, browser_out]);
+    // The browser's ends close in our process once it has its own.
+    let child = processes
+        .spawn_with_fds(cmd, "chromium")
+        .map_err(|e| spawn_error(exe, user, e))?;
+    let (done, fired) = tokio::sync::oneshot::channel();
+    let tail = tail.clone();
+    let mut err = std::fs::File::from(err_read);
+    // A thread, not a blocking task: a read that waits for the browser
+    // must never hold up the runtime's shutdown.
+    std::thread::Builder::new()
+        .name("qa-web-chromium-stderr".into())
+        .spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                keep_tail(&tail, &buf[..n]);
+            }
+            let _ = done.send(());
+        })
+        .map_err(failed)?;
+    Ok(Started {
+        pid: child.id(),
+        child,
+        to_browser: to_browser.into(),
+        from_browser: from_browser.into(),
+        stderr_done: Some(fired),
+    })
 }
 
 #[cfg(test)]

@@ -397,6 +397,7 @@ mod tests {
         assert!(resolve(d.path(), "/missing", &p).is_none());
     }
 
+    #[cfg(unix)]
     #[test]
     fn never_serves_hidden_or_private_paths() {
         let d = tempfile::tempdir().unwrap();

@@ -325,6 +325,37 @@ pub fn real_path(p: &Path) -> PathBuf {
 }
 
 /// Pids whose command line mentions `needle`.
+#[cfg(not(target_os = "linux"))]
+pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
+    let n = needle.display().to_string();
+    #[cfg(windows)]
+    let out = std::process::Command::new("powershell")
+        .args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            &format!(
+                "Get-CimInstance Win32_Process | Where-Object {{ $_.ProcessId -ne $PID -and $_.CommandLine -and $_.CommandLine.Contains('{}') }} | ForEach-Object {{ $_.ProcessId }}",
+                n.replace('\'', "''")
+            ),
+        ])
+        .output()
+        .expect("PowerShell lists processes");
+    #[cfg(not(windows))]
+    let out = std::process::Command::new("ps")
+        .args(["-axww", "-o", "pid=,command="])
+        .output()
+        .expect("ps lists processes");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .filter(|l| cfg!(windows) || l.contains(&n))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .filter(|&pid| pid != std::process::id())
+        .collect()
+}
+
+/// Pids whose command line mentions `needle`.
+#[cfg(target_os = "linux")]
 pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
     let n = needle.display().to_string();
     let mut out = Vec::new();

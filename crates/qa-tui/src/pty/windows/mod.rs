@@ -37,7 +37,6 @@
 
 // Pure parts: compiled and unit-tested on every OS.
 mod chunks;
-mod cmdline;
 mod drain;
 mod envblock;
 mod errors;

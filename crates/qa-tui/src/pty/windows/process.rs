@@ -17,7 +17,7 @@ use windows_sys::Win32::System::Threading::{
 pub(super) struct Launch {
     /// The program's absolute path, NUL-terminated UTF-16.
     pub(super) program: Vec<u16>,
-    /// The command line (see `cmdline`), NUL-terminated UTF-16.
+    /// The command line (see `qa_core::process::win_cmdline`), NUL-terminated UTF-16.
     pub(super) command_line: Vec<u16>,
     /// The environment block (see `envblock`).
     pub(super) environment: Vec<u16>,

@@ -2,7 +2,6 @@
 //! uses ([`Output`], [`Input`], [`Child`], [`Line`]).
 
 use super::chunks::Chunks;
-use super::cmdline::command_line;
 use super::conpty::{self, Console};
 use super::drain::{wait_before_close, OutputWatch, END_WAIT};
 use super::envblock::environment_block;
@@ -12,6 +11,7 @@ use super::process::{self, Launch};
 use crate::codes::TuiCode;
 use crate::launch::LaunchPlan;
 use crate::pty::{Ended, Spawned, LABEL};
+use qa_core::process::win_cmdline::command_line;
 use qa_core::process::ProcessOwner;
 use qa_core::{Capability, DriverError, Host, MissingCapability};
 use std::ffi::OsStr;

@@ -15,15 +15,15 @@
 //!   before the closing quote) are doubled, and other backslashes are kept
 //!   as they are.
 //!
-//! `cmd.exe` splits differently (the launch refuses batch files for that
-//! reason; see `launch`).
+//! `cmd.exe` splits differently (the terminal driver refuses batch files
+//! for that reason).
 
 /// Most UTF-16 units a command line may have, its terminating NUL included.
-pub(crate) const MAX_UNITS: usize = 32_767;
+pub const MAX_UNITS: usize = 32_767;
 
 /// Why an argv has no Windows command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CommandLineError {
+pub enum CommandLineError {
     /// There is no `argv[0]`.
     Empty,
     /// Argument `index` contains a NUL character.
@@ -59,7 +59,7 @@ impl std::fmt::Display for CommandLineError {
 }
 
 /// The command line that gives the program `argv` back, `argv[0]` first.
-pub(crate) fn command_line(argv: &[String]) -> Result<String, CommandLineError> {
+pub fn command_line(argv: &[String]) -> Result<String, CommandLineError> {
     let (program, args) = argv.split_first().ok_or(CommandLineError::Empty)?;
     if let Some(index) = argv.iter().position(|a| a.contains('\0')) {
         return Err(CommandLineError::Nul { index });
