@@ -182,7 +182,11 @@ pub(crate) struct RunArgs {
     /// Override the flow deadline, in milliseconds.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub(crate) timeout_ms: Option<u64>,
-    /// Also write a JUnit XML report (one testsuite per flow, one testcase per step).
+    /// Refuse a flow that checks nothing (no assert* or waitFor* step)
+    /// before anything launches (exit 2), instead of warning.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Also write a JUnit XML report (one testcase per flow, its steps as details).
     #[arg(long, value_name = "PATH")]
     pub(crate) junit: Option<PathBuf>,
     /// Run only shard I of N (1-based) of the given flows, e.g. `--shard 2/4`.

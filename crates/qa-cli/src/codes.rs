@@ -40,6 +40,8 @@ qa_core::error_codes! {
         ObserveFailed = "mcp.observe_failed",
         /// The step ran and did not pass (its reason and the run's evidence say why).
         StepFailed = "mcp.step_failed",
+        /// `run` refused a flow that checks nothing (no assert* or waitFor* step); add an assertion or pass allowUnchecked.
+        NothingChecked = "mcp.nothing_checked",
         /// The server is ending its sessions (its client went away or it was stopped).
         Closing = "mcp.closing",
     }

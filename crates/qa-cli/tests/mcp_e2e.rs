@@ -293,6 +293,33 @@ async fn a_browser_session_by_reference_with_its_limits() {
     std::fs::copy(exported, ws.join("replay.jsonc")).unwrap();
     let v = s.ok("run", json!({ "flow": "replay.jsonc" })).await;
     assert_eq!(v["status"], "PASSED", "{v:#}");
+    // A flow that checks nothing is refused before anything launches,
+    // unless the caller says it wants it anyway.
+    std::fs::write(
+        ws.join("unchecked.jsonc"),
+        format!(
+            r#"{{"target":{{"url":"{}/"}},"steps":[{{"action":"reload"}}]}}"#,
+            app.a
+        ),
+    )
+    .unwrap();
+    let (err, v, _) = s.call("run", json!({ "flow": "unchecked.jsonc" })).await;
+    assert!(err, "{v:#}");
+    assert_eq!(code(&v), "mcp.nothing_checked", "{v:#}");
+    assert!(v.to_string().contains("allowUnchecked"), "{v:#}");
+    let v = s
+        .ok(
+            "run",
+            json!({ "flow": "unchecked.jsonc", "allowUnchecked": true }),
+        )
+        .await;
+    assert_eq!(v["status"], "PASSED", "{v:#}");
+    assert!(
+        v["nothingChecked"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("nothing was checked")),
+        "{v:#}"
+    );
     let (err, v, _) = s.call("run", json!({ "flow": "../replay.jsonc" })).await;
     assert!(err);
     assert_eq!(code(&v), "mcp.not_allowed");
@@ -340,7 +367,7 @@ async fn run_reaches_only_the_allowed_origins_once_resolved() {
     std::fs::write(
         ws.join("relative.jsonc"),
         format!(
-            r#"{{"target":{{"serve":"site","url":"{b_authority}/login"}},"steps":[{{"action":"reload"}}]}}"#
+            r#"{{"target":{{"serve":"site","url":"{b_authority}/login"}},"steps":[{{"action":"reload"}},{{"action":"assertURL","includes":"/login"}}]}}"#
         ),
     )
     .unwrap();
@@ -358,7 +385,7 @@ async fn run_reaches_only_the_allowed_origins_once_resolved() {
     std::fs::write(
         ws.join("profile.jsonc"),
         format!(
-            r#"{{"target":{{"url":"{}/","profile":"both"}},"steps":[{{"action":"reload"}}]}}"#,
+            r#"{{"target":{{"url":"{}/","profile":"both"}},"steps":[{{"action":"reload"}},{{"action":"assertURL","includes":"/"}}]}}"#,
             app.a
         ),
     )

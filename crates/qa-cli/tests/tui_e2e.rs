@@ -347,7 +347,7 @@ fn several_flows_in_parallel_with_junit_and_shards() {
     // program outlives the 10 s wait), not because the program ended.
     assert_eq!(v[1]["reasonCode"], "assertion.timeout", "{:#}", v[1]);
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert_eq!(xml.matches("<testsuite ").count(), 3);
+    assert_eq!(xml.matches("<testcase ").count(), 3, "one case per flow");
     assert_eq!(xml.matches("<failure ").count(), 1);
     assert!(xml.contains("name=\"flow 1\""));
 
@@ -480,5 +480,64 @@ fn a_directory_of_flows_runs_sorted_filtered_listed_and_tallied_without_interlea
     assert!(
         err.contains("    expected: the screen or scrollback to contain text \"DELTA\""),
         "{err}"
+    );
+}
+
+/// A flow that checks nothing: `check` warns, `run` says PASSED (nothing
+/// checked) with a `nothingChecked` observation, and `run --strict`
+/// refuses it before anything launches.
+#[test]
+fn a_flow_that_checks_nothing_is_warned_noted_and_refused_when_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(
+        dir.path(),
+        "unchecked.jsonc",
+        r#"{ "target": { "command": { "argv": ["cat"] } },
+  "steps": [ { "action": "sendText", "text": "hello" } ] }"#,
+    );
+    let o = Command::new(bin())
+        .args(["check", "--json"])
+        .arg(&flow)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["warnings"][0]["code"], "flow.no_assertion", "{v:#}");
+    assert_eq!(v["warnings"][0]["pointer"], "/steps", "{v:#}");
+
+    let ws = dir.path().join("ws");
+    let (code, v, ()) = run_json(&flow, &ws, &[]);
+    assert_eq!((code, v["status"].as_str()), (0, Some("PASSED")), "{v:#}");
+    let notes: Vec<&Value> = v["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "nothingChecked")
+        .collect();
+    assert_eq!(notes.len(), 1, "{v:#}");
+
+    let o = Command::new(bin())
+        .args(["run", "--video", "off", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("PASSED (nothing checked)"), "{err}");
+
+    let o = Command::new(bin())
+        .args(["run", "--strict", "--workspace"])
+        .arg(dir.path().join("ws-strict"))
+        .arg(&flow)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("flow.no_assertion"), "{err}");
+    assert!(
+        !dir.path().join("ws-strict").join("runs").exists(),
+        "nothing ran"
     );
 }

@@ -314,6 +314,9 @@ pub enum ObservationKind {
     /// A capability the run went on without (video without `ffmpeg`); the
     /// message says what is missing and how to provide it.
     MissingCapability,
+    /// The flow checks nothing (no `assert*` or `waitFor*` step): its
+    /// PASSED says only that the steps ran.
+    NothingChecked,
 }
 
 /// The result document.

@@ -125,8 +125,21 @@ impl Judge<'_> {
                     },
                     self.describe_query(&a.text, &a.regex)
                 );
+                // Text that must not be there: the row that holds it (a
+                // match across rows falls back to the last lines).
+                let holding = (!want_present && a.row.is_none())
+                    .then_some(())
+                    .and_then(|()| {
+                        screen::screen_rows(&m.term)
+                            .into_iter()
+                            .enumerate()
+                            .find(|(_, t)| text_or_regex_matches(&a.text, &a.regex, t))
+                    })
+                    .map(|(r, t)| format!("row {r}: {}", quote(&self.redact(&t))));
                 let seen = if a.row.is_some() {
                     quote(&self.redact(&hay))
+                } else if let Some(row) = holding {
+                    row
                 } else {
                     self.excerpt(&hay)
                 };

@@ -158,3 +158,22 @@ async fn twenty_megabytes_then_a_marker() {
         .iter()
         .any(|n| n.message.contains("1 MiB cap")));
 }
+
+#[tokio::test]
+async fn a_failed_assert_not_text_shows_the_row_that_holds_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // The forbidden text is on the first row, far above the last lines.
+    let flow = r#"{ "target": { "command": { "argv": ["bash", "--norc", "--noprofile", "-c",
+        "echo 'status: FORBIDDEN value'; for i in $(seq 1 12); do echo filler $i; done; exec sleep 60"] } },
+      "steps": [
+        { "action": "waitForText", "text": "filler 12", "timeoutMs": 10000 },
+        { "action": "assertNotText", "text": "FORBIDDEN", "timeoutMs": 300 }
+      ] }"#;
+    let run = run_flow(flow, dir.path()).await;
+    assert!(run.steps[0].is_ok(), "{:?}", run.steps[0]);
+    let why = run.steps[1].as_ref().expect_err("the text is on screen");
+    assert!(
+        why.contains(r#"row 0: "status: FORBIDDEN value""#),
+        "the failure names the row holding the text: {why}"
+    );
+}

@@ -69,6 +69,14 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
     let mut invalid = false;
     for p in &paths {
         match check_flow(p, &vars) {
+            Ok(f) if args.strict && !f.0.checks_anything() => {
+                let refused = qa_core::flow::no_assertion(&f.0)
+                    .map(|e| e.with_position(&f.1))
+                    .into_iter()
+                    .collect::<Vec<_>>();
+                print_flow_errors(p, &refused);
+                invalid = true;
+            }
             Ok(f) => {
                 if !args.quiet && !args.list {
                     print_flow_problems(p, &select::warnings(&f.0, &f.1), "warning");

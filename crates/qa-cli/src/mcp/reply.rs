@@ -89,6 +89,13 @@ pub fn run_summary(r: &RunResult) -> Value {
     if let Some(h) = &r.blocked_handoff {
         v["blockedHandoff"] = json!(h);
     }
+    if let Some(o) = r
+        .observations
+        .iter()
+        .find(|o| o.kind == qa_core::result::ObservationKind::NothingChecked)
+    {
+        v["nothingChecked"] = json!(o.message);
+    }
     v
 }
 

@@ -122,6 +122,9 @@ pub struct FinishArgs {
 pub struct RunArgs {
     /// A flow file, relative to the server's workspace.
     pub flow: String,
+    /// Run a flow that checks nothing (no assert* or waitFor* step) anyway; by default such a flow is refused, because its PASSED would prove nothing.
+    #[serde(rename = "allowUnchecked")]
+    pub allow_unchecked: Option<bool>,
 }
 
 /// `guide`'s arguments.
@@ -564,6 +567,18 @@ impl UiQa {
         };
         if let Err(e) = self.policy.check_flow(&flow) {
             return Ok(reply::refusal(McpCode::NotAllowed, e, vec![]));
+        }
+        if !a.allow_unchecked.unwrap_or(false) {
+            if let Some(w) = qa_core::flow::no_assertion(&flow) {
+                return Ok(reply::refusal(
+                    McpCode::NothingChecked,
+                    format!(
+                        "{} is refused: {} (or pass allowUnchecked: true to run it anyway)",
+                        a.flow, w.message
+                    ),
+                    vec![],
+                ));
+            }
         }
         let mut req = qa_runner::runner::RunRequest::new(flow, text, self.policy.workspace.clone());
         req.options = self.options.clone();

@@ -32,7 +32,12 @@ pub fn render_summary(
     paint: Paint,
 ) -> String {
     let mut out = String::new();
+    let unchecked = r
+        .observations
+        .iter()
+        .any(|o| o.kind == ObservationKind::NothingChecked);
     let tone = match r.status {
+        RunStatus::Passed if unchecked => Tone::Warn,
         RunStatus::Passed => Tone::Good,
         RunStatus::Failed => Tone::Bad,
         RunStatus::Blocked => Tone::Warn,
@@ -43,6 +48,9 @@ pub fn render_summary(
     }
     if r.cancelled {
         status.push_str(" (cancelled)");
+    }
+    if unchecked {
+        status.push_str(" (nothing checked)");
     }
     let _ = writeln!(
         out,

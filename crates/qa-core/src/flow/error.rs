@@ -61,6 +61,8 @@ crate::error_codes! {
         InvalidVar = "flow.invalid_var",
         /// Warning: terminal text ending in a space never matches.
         TrailingSpace = "flow.trailing_space",
+        /// Warning: no step checks anything (no `assert*` or `waitFor*` step), so a PASSED run only says the steps ran; `run --strict` and MCP `run` refuse such a flow.
+        NoAssertion = "flow.no_assertion",
         /// A NUL character in a string handed to a process (argv, env, cwd) or used as a path; no process can receive it.
         NulCharacter = "flow.nul_character",
     }

@@ -6,6 +6,9 @@ use super::{Action, Flow, FlowError, FlowErrorCode, TerminalAction};
 /// The flow's warnings, each with its JSON pointer.
 pub fn lint(flow: &Flow) -> Vec<FlowError> {
     let mut out = Vec::new();
+    if let Some(w) = no_assertion(flow) {
+        out.push(w);
+    }
     for step in &flow.steps {
         let text = match &step.action {
             Action::Terminal(TerminalAction::WaitForText(q)) => q.text.as_deref(),
@@ -28,9 +31,45 @@ pub fn lint(flow: &Flow) -> Vec<FlowError> {
     out
 }
 
+/// The warning for a flow that checks nothing, if it does.
+pub fn no_assertion(flow: &Flow) -> Option<FlowError> {
+    (!flow.checks_anything()).then(|| {
+        FlowError::new(
+            FlowErrorCode::NoAssertion,
+            "/steps",
+            "no step checks anything (no assert* or waitFor* step): the run would PASS whenever the steps run, which proves nothing; add an assertion such as assertText or assertVisible after the step whose effect you expect",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flow_that_checks_nothing_is_warned() {
+        let parse = |steps: &str| {
+            Flow::parse(
+                &format!(r#"{{"target":{{"url":"https://example.test/"}},"steps":[{steps}]}}"#),
+                std::path::Path::new("."),
+            )
+            .unwrap()
+        };
+        let none = parse(r#"{"action":"click","locator":{"text":"Go"}},{"action":"screenshot"}"#);
+        let w = lint(&none);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "flow.no_assertion");
+        assert_eq!(w[0].pointer, "/steps");
+        assert!(!none.checks_anything());
+        for checked in [
+            r#"{"action":"click","locator":{"text":"Go"}},{"action":"assertText","locator":{"text":"Done"},"includes":"Done"}"#,
+            r#"{"action":"click","locator":{"text":"Go"}},{"action":"waitFor","locator":{"text":"Done"}}"#,
+        ] {
+            let f = parse(checked);
+            assert!(f.checks_anything(), "{checked}");
+            assert!(lint(&f).is_empty(), "{checked}");
+        }
+    }
 
     #[test]
     fn terminal_text_ending_in_a_space_is_warned() {

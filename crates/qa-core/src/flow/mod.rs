@@ -19,7 +19,7 @@ pub(crate) mod validate;
 pub mod vars;
 
 pub use error::{escape_token, FlowError, FlowErrorCode};
-pub use lint::lint;
+pub use lint::{lint, no_assertion};
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
 pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
 pub use parse::{de_at, jsonc_value, ParseLimits, MAX_REPORTED_ERRORS};
@@ -148,6 +148,13 @@ impl Flow {
     /// The kind of target this flow drives.
     pub fn kind(&self) -> TargetKind {
         self.target.kind()
+    }
+
+    /// Whether any step checks something: an `assert*` or `waitFor*` step
+    /// (a step the runner asks for a verdict until it holds). A flow that
+    /// checks nothing PASSES whenever its steps run.
+    pub fn checks_anything(&self) -> bool {
+        self.steps.iter().any(|s| s.class() == StepClass::Assertion)
     }
 
     /// The flow deadline in milliseconds.

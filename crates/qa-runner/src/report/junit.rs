@@ -1,6 +1,8 @@
-//! JUnit XML for CI systems: one `<testsuite>` per run, one `<testcase>`
-//! per step. Failed and timed-out steps are failures; BLOCKED runs' steps
-//! are skipped with the handoff as the message.
+//! JUnit XML for CI systems: one `<testsuite>` for the report, one
+//! `<testcase>` per flow run (what a CI system should count as a test). A
+//! FAILED run is a failure whose message is the failing step's reason with
+//! expected and received; a BLOCKED run is skipped with its handoff. Each
+//! case lists its steps, one line each, in `<system-out>`.
 
 use qa_core::result::{RunResult, RunStatus, StepStatus};
 use std::fmt::Write as _;
@@ -33,106 +35,131 @@ fn failed(s: StepStatus) -> bool {
     matches!(s, StepStatus::Failed | StepStatus::TimedOut)
 }
 
+/// Text for XML character data: markup characters as references, control
+/// characters XML 1.0 cannot carry dropped (newlines and tabs kept).
+fn text(s: &str) -> String {
+    esc(s).replace("&#10;", "\n").replace("&#9;", "\t")
+}
+
+/// One line per step: its index, action, name, status and time, and for a
+/// failed step its reason.
+fn step_lines(r: &RunResult) -> String {
+    let mut out = String::new();
+    for s in &r.steps {
+        let _ = write!(out, "step {} {}", s.index, s.action);
+        if let Some(n) = &s.name {
+            let _ = write!(out, " ({n})");
+        }
+        let status = match s.status {
+            StepStatus::Passed => "passed",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+            StepStatus::TimedOut => "timed out",
+        };
+        let _ = write!(out, ": {status} in {} s", secs(s.duration_ms));
+        if failed(s.status) {
+            if let Some(why) = &s.reason {
+                let _ = write!(out, " — {why}");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Why a FAILED run failed: the first failed step's reason with what it
+/// expected and received, or the run's own reason.
+fn failure_message(r: &RunResult) -> String {
+    let Some(s) = r.steps.iter().find(|s| failed(s.status)) else {
+        return r
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the run failed".to_string());
+    };
+    let mut msg = match &s.name {
+        Some(n) => format!("step {} {} ({n})", s.index, s.action),
+        None => format!("step {} {}", s.index, s.action),
+    };
+    if let Some(why) = &s.reason {
+        let _ = write!(msg, ": {why}");
+    }
+    if let Some(m) = &s.failure {
+        if let Some(e) = &m.expected {
+            let _ = write!(msg, "\nexpected: {e}");
+        }
+        if let Some(g) = &m.received {
+            let _ = write!(msg, "\nreceived: {g}");
+        }
+    }
+    msg
+}
+
 /// Renders runs as JUnit XML. Each run comes with its source (the flow
-/// file, or where its result was found): the testcases' `classname`, and
-/// the suite's name when the flow has none.
+/// file, or where its result was found): its testcase's `classname`, and
+/// its name when the flow has none.
 pub fn render(results: &[(&str, &RunResult)]) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let total: usize = results.iter().map(|(_, r)| r.steps.len()).sum();
-    let failures: usize = results
-        .iter()
-        .map(|(_, r)| r.steps.iter().filter(|s| failed(s.status)).count())
-        .sum();
-    let skipped_all: usize = results
-        .iter()
-        .map(|(_, r)| {
-            r.steps
-                .iter()
-                .filter(|s| s.status == StepStatus::Skipped)
-                .count()
-        })
-        .sum();
+    let count = |status: RunStatus| results.iter().filter(|(_, r)| r.status == status).count();
+    let (failures, skipped) = (count(RunStatus::Failed), count(RunStatus::Blocked));
+    let total_ms: u64 = results.iter().map(|(_, r)| r.duration_ms).sum();
     let _ = writeln!(
         x,
-        "<testsuites name=\"ui-qa\" tests=\"{total}\" failures=\"{failures}\" skipped=\"{skipped_all}\">"
+        "<testsuites name=\"ui-qa\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{}\">",
+        results.len(),
+        secs(total_ms)
+    );
+    let _ = writeln!(
+        x,
+        "  <testsuite name=\"ui-qa\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{}\">",
+        results.len(),
+        secs(total_ms)
     );
     for (source, r) in results {
         let name = r.flow_name.as_deref().unwrap_or(source);
-        let fails = r.steps.iter().filter(|s| failed(s.status)).count();
-        let skipped = r
-            .steps
-            .iter()
-            .filter(|s| s.status == StepStatus::Skipped)
-            .count();
         let _ = writeln!(
             x,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" skipped=\"{skipped}\" time=\"{}\" timestamp=\"{}\">",
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{}\">",
+            esc(source),
             esc(name),
-            r.steps.len(),
-            secs(r.duration_ms),
-            esc(&r.started_at)
+            secs(r.duration_ms)
         );
         let _ = writeln!(
             x,
-            "    <properties><property name=\"status\" value=\"{}\"/><property name=\"driver\" value=\"{}\"/><property name=\"runId\" value=\"{}\"/><property name=\"evidenceDir\" value=\"{}\"/></properties>",
+            "      <properties><property name=\"status\" value=\"{}\"/><property name=\"driver\" value=\"{}\"/><property name=\"runId\" value=\"{}\"/><property name=\"evidenceDir\" value=\"{}\"/><property name=\"startedAt\" value=\"{}\"/><property name=\"steps\" value=\"{}\"/></properties>",
             r.status.as_str(),
             esc(&r.selection.platform_driver),
             esc(&r.run_id),
-            esc(&r.evidence_dir)
+            esc(&r.evidence_dir),
+            esc(&r.started_at),
+            r.steps.len()
         );
-        for s in &r.steps {
-            let case = match &s.name {
-                Some(n) => format!("step {} {} ({n})", s.index, s.action),
-                None => format!("step {} {}", s.index, s.action),
-            };
-            let _ = write!(
-                x,
-                "    <testcase classname=\"{}\" name=\"{}\" time=\"{}\"",
-                esc(source),
-                esc(&case),
-                secs(s.duration_ms)
-            );
-            match s.status {
-                StepStatus::Passed => x.push_str("/>\n"),
-                StepStatus::Failed | StepStatus::TimedOut => {
-                    let mut msg = s.reason.clone().unwrap_or_default();
-                    if let Some(m) = &s.failure {
-                        if let Some(e) = &m.expected {
-                            let _ = write!(msg, "\nexpected: {e}");
-                        }
-                        if let Some(g) = &m.received {
-                            let _ = write!(msg, "\nreceived: {g}");
-                        }
-                    }
-                    let _ = writeln!(
-                        x,
-                        ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
-                        esc(msg.trim_start()),
-                        esc(r.reason_code.as_deref().unwrap_or("failed"))
-                    );
-                }
-                StepStatus::Skipped => {
-                    let msg = if r.status == RunStatus::Blocked {
-                        let h = r.blocked_handoff.as_ref();
-                        format!(
-                            "BLOCKED: {} (fix: {})",
-                            h.map(|h| h.reason.as_str()).unwrap_or(""),
-                            h.map(|h| h.remediation.as_str()).unwrap_or("")
-                        )
-                    } else {
-                        "not reached".to_string()
-                    };
-                    let _ = writeln!(
-                        x,
-                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                        esc(&msg)
-                    );
-                }
+        match r.status {
+            RunStatus::Passed => {}
+            RunStatus::Failed => {
+                let _ = writeln!(
+                    x,
+                    "      <failure message=\"{}\" type=\"{}\"/>",
+                    esc(failure_message(r).trim_start()),
+                    esc(r.reason_code.as_deref().unwrap_or("failed"))
+                );
+            }
+            RunStatus::Blocked => {
+                let h = r.blocked_handoff.as_ref();
+                let msg = format!(
+                    "BLOCKED: {} (fix: {})",
+                    h.map(|h| h.reason.as_str()).unwrap_or(""),
+                    h.map(|h| h.remediation.as_str()).unwrap_or("")
+                );
+                let _ = writeln!(x, "      <skipped message=\"{}\"/>", esc(&msg));
             }
         }
-        x.push_str("  </testsuite>\n");
+        let _ = writeln!(
+            x,
+            "      <system-out>{}</system-out>\n    </testcase>",
+            text(&step_lines(r))
+        );
     }
-    x.push_str("</testsuites>\n");
+    x.push_str("  </testsuite>\n</testsuites>\n");
     x
 }
 
@@ -164,10 +191,13 @@ mod tests {
     }
 
     #[test]
-    fn one_suite_per_run_one_case_per_step() {
+    fn one_case_per_flow_with_its_steps_as_details() {
         let pass = result(
             "PASSED",
-            serde_json::json!([{ "index": 1, "action": "click", "status": "passed", "durationMs": 1500 }]),
+            serde_json::json!([
+                { "index": 1, "action": "click", "status": "passed", "durationMs": 1500 },
+                { "index": 2, "action": "assertText", "status": "passed", "durationMs": 20 }
+            ]),
         );
         let fail = result(
             "FAILED",
@@ -188,18 +218,37 @@ mod tests {
             ("c&.jsonc", &blocked),
         ]);
         assert!(
-            xml.contains("<testsuites name=\"ui-qa\" tests=\"5\" failures=\"1\" skipped=\"2\">"),
+            xml.contains("<testsuites name=\"ui-qa\" tests=\"3\" failures=\"1\" skipped=\"1\""),
             "{xml}"
         );
-        assert_eq!(xml.matches("<testsuite ").count(), 3);
-        assert_eq!(xml.matches("<testcase ").count(), 5);
-        assert!(xml.contains("name=\"step 2 assertText (total)\""));
-        assert!(xml.contains("message=\"did not hold&#10;expected: text equals &quot;3&quot;&#10;received: &quot;&lt;4&gt;&quot;\""), "{xml}");
-        assert!(xml.contains("<skipped message=\"not reached\"/>"));
+        assert_eq!(xml.matches("<testsuite ").count(), 1);
+        assert_eq!(
+            xml.matches("<testcase ").count(),
+            3,
+            "one case per flow: {xml}"
+        );
+        assert_eq!(xml.matches("<failure ").count(), 1);
+        assert!(xml.contains("message=\"step 2 assertText (total): did not hold&#10;expected: text equals &quot;3&quot;&#10;received: &quot;&lt;4&gt;&quot;\""), "{xml}");
+        assert!(
+            xml.contains("step 2 assertText (total): failed in 5.003 s — did not hold\n"),
+            "{xml}"
+        );
+        assert!(xml.contains("step 3 click: skipped in 0.000 s\n"), "{xml}");
         assert!(xml.contains(
             "<skipped message=\"BLOCKED: Chromium was not found (fix: install chromium)\"/>"
         ));
         assert!(xml.contains("classname=\"c&amp;.jsonc\""));
-        assert!(xml.contains("time=\"1.500\""));
+        assert!(xml.contains("step 1 click: passed in 1.500 s\n"), "{xml}");
+    }
+
+    #[test]
+    fn a_failed_run_without_a_failed_step_says_the_runs_reason() {
+        let mut r = result("FAILED", serde_json::json!([]));
+        r.reason = Some("the flow timed out before its first step".into());
+        let xml = render(&[("t.jsonc", &r)]);
+        assert!(
+            xml.contains("<failure message=\"the flow timed out before its first step\""),
+            "{xml}"
+        );
     }
 }

@@ -191,6 +191,13 @@ impl Acc {
     /// withheld artifacts noted, every string redacted.
     pub fn assemble(mut self, f: Finish<'_>) -> RunResult {
         let artifacts = self.verified_artifacts(f.evidence);
+        if self.status == RunStatus::Passed && !f.flow.checks_anything() {
+            self.note(
+                None,
+                ObservationKind::NothingChecked,
+                NOTHING_CHECKED.into(),
+            );
+        }
         let stage = self
             .fail_stage
             .clone()
@@ -305,6 +312,9 @@ fn redact_result(secrets: &Secrets, result: RunResult) -> RunResult {
         Err(_) => withheld_result(secrets, result),
     }
 }
+
+/// The note of a PASSED run whose flow checks nothing.
+pub const NOTHING_CHECKED: &str = "nothing was checked: the flow has no assert* or waitFor* step, so PASSED says only that its steps ran";
 
 /// What is kept of a result whose text could not be redacted: its status
 /// and flags, its ids and times, the cleanup status and the redacted
