@@ -181,6 +181,9 @@ fn test(runs: Option<usize>) -> bool {
     if !run(cargo().args(["build", "--workspace", "--all-targets"])) {
         return false;
     }
+    if !embed() {
+        return false;
+    }
     match runs {
         None => run(cargo().args(["test", "--workspace", "--no-fail-fast"])),
         Some(n) => repeat::repeat(n, || {
@@ -188,6 +191,50 @@ fn test(runs: Option<usize>) -> bool {
             c.args(["test", "--workspace", "--no-fail-fast"]);
             c
         }),
+    }
+}
+
+/// Builds `examples/embed` — a crate outside the workspace with the
+/// dependency lines README.md gives — on its own and runs it: it must
+/// print `PASSED`. Its lock is the workspace's (so it builds offline from
+/// what the workspace fetched) and its artifacts go to the workspace's
+/// target directory.
+fn embed() -> bool {
+    let dir = root().join("examples/embed");
+    if let Err(e) = std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")) {
+        eprintln!("xtask: cannot copy Cargo.lock to {}: {e}", dir.display());
+        return false;
+    }
+    let target = root().join("target");
+    let mut build = cargo();
+    build
+        .args(["build", "--offline", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target);
+    if !run(&mut build) {
+        eprintln!("xtask: the embedding example does not build: README.md's dependency lines (examples/embed/Cargo.toml) are wrong");
+        return false;
+    }
+    let exe = target.join("debug/embed-ui-qa");
+    match Command::new(&exe).output() {
+        Ok(o) if o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "PASSED" => {
+            eprintln!("xtask: the embedding example built outside the workspace and PASSED");
+            true
+        }
+        Ok(o) => {
+            eprintln!(
+                "xtask: {} did not print PASSED ({}): {}{}",
+                exe.display(),
+                o.status,
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            false
+        }
+        Err(e) => {
+            eprintln!("xtask: cannot run {}: {e}", exe.display());
+            false
+        }
     }
 }
 

@@ -168,9 +168,11 @@ pub(crate) struct RunArgs {
     /// Not a secret: pass secrets with --secret-env or UI_QA_SECRET_*.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = qa_core::flow::vars::parse_assignment)]
     pub(crate) vars: Vec<(String, String)>,
-    /// Workspace for run directories.
-    #[arg(long, value_name = "DIR", default_value = ".ui-qa")]
-    pub(crate) workspace: PathBuf,
+    /// Workspace for run directories. Default: `.ui-qa` in the first
+    /// flow's project (the nearest directory above it with .git or .ui-qa,
+    /// else the flow's own directory), wherever ui-qa is started from.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) workspace: Option<PathBuf>,
     /// Run id (one flow only); default: time stamp + random suffix.
     #[arg(long, value_name = "ID")]
     pub(crate) run_id: Option<String>,

@@ -29,6 +29,8 @@ mod cli;
 mod cmd;
 mod codes;
 mod console;
+#[cfg(test)]
+mod docs_check;
 mod drivers;
 mod exit;
 mod guides;

@@ -541,3 +541,57 @@ fn a_flow_that_checks_nothing_is_warned_noted_and_refused_when_strict() {
         "nothing ran"
     );
 }
+
+/// Without --workspace, evidence goes to the flow's project (`.ui-qa` in
+/// the nearest directory above it with .git or .ui-qa, else its own), not
+/// to a new `.ui-qa` wherever ui-qa was started — which would make that
+/// directory the project root of every flow below it.
+#[test]
+fn evidence_goes_to_the_flows_project_not_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow_text = r#"{ "target": { "command": { "argv": ["sh", "-c", "echo ready; exec sleep 30"] } },
+  "steps": [ { "action": "waitForText", "text": "ready", "timeoutMs": 10000 } ] }"#;
+    // A project with .git; the flow in a subdirectory; ui-qa started
+    // from elsewhere.
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("flows")).unwrap();
+    let in_repo = write(&repo.join("flows"), "f.jsonc", flow_text);
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let o = Command::new(bin())
+        .args(["run", "--video", "off"])
+        .arg(&in_repo)
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(repo.join(".ui-qa/runs").is_dir(), "evidence in the project");
+    assert!(
+        !elsewhere.join(".ui-qa").exists(),
+        "nothing where ui-qa started"
+    );
+    assert!(!repo.join("flows/.ui-qa").exists());
+
+    // No project marker: the flow's own directory, said once on stderr;
+    // the directory ui-qa started from gets nothing.
+    let loose = dir.path().join("loose");
+    std::fs::create_dir_all(&loose).unwrap();
+    let f = write(&loose, "f.jsonc", flow_text);
+    let o = Command::new(bin())
+        .args(["run", "--video", "off"])
+        .arg(&f)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(loose.join(".ui-qa/runs").is_dir(), "{err}");
+    assert!(!dir.path().join(".ui-qa").exists(), "{err}");
+    assert!(err.contains("take it as their project root"), "{err}");
+}

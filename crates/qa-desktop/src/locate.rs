@@ -27,11 +27,28 @@ pub fn exact(loc: &Locator) -> bool {
     loc.exact.unwrap_or(true)
 }
 
+/// Names compared as accessible names are computed: leading and trailing
+/// whitespace dropped, every run of whitespace one space (a menu item
+/// padded to align its accelerator, `"To Uppercase      "`, is
+/// `"To Uppercase"`).
 fn name_ok(wanted: &str, actual: &str, exact: bool) -> bool {
+    let (wanted, actual) = (collapse(wanted), collapse(actual));
     if exact {
         actual == wanted
     } else {
         actual.to_lowercase().contains(&wanted.to_lowercase())
+    }
+}
+
+/// `s` trimmed, with each run of whitespace made one space.
+fn collapse(s: &str) -> std::borrow::Cow<'_, str> {
+    let clean = s.split_whitespace().map(str::len).sum::<usize>()
+        + s.split_whitespace().count().saturating_sub(1)
+        == s.len();
+    if clean {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(s.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 }
 
@@ -277,6 +294,30 @@ mod tests {
             n("frame", "Other", Some(0), &[1]),
             n("push button", "7", Some(5), &[1, 0]),
         ]
+    }
+
+    #[test]
+    fn names_compare_with_whitespace_collapsed() {
+        let t = vec![
+            n("application", "mousepad", None, &[]),
+            n("menu item", "To Uppercase      ", Some(0), &[0]),
+            n("menu item", "Line  Numbers", Some(0), &[1]),
+        ];
+        let by_name = |name: &str, exact: bool| Locator {
+            role: Some("menuitem".into()),
+            name: Some(name.into()),
+            exact: Some(exact),
+            ..Default::default()
+        };
+        assert_eq!(find(&t, &by_name("To Uppercase", true)), vec![1]);
+        assert_eq!(find(&t, &by_name(" To  Uppercase ", true)), vec![1]);
+        assert_eq!(find(&t, &by_name("line numbers", false)), vec![2]);
+        assert_eq!(find(&t, &by_name("Line Numbers", true)), vec![2]);
+        assert!(find(&t, &by_name("To Upper", true)).is_empty());
+        assert!(
+            collapse("a b") == "a b" && matches!(collapse("a b"), std::borrow::Cow::Borrowed(_))
+        );
+        assert_eq!(collapse("\ta \n b  "), "a b");
     }
 
     #[test]

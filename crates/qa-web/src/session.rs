@@ -702,9 +702,11 @@ impl SurfaceSession for WebSession {
                     ),
                 ));
             }
+            // Chromium's own traffic is a fact about the browser, not about
+            // the app: kept in the result, left out of the human output.
             if !browser_own.is_empty() {
                 result.notes.push(Note::new(
-                    NoteKind::BlockedRequest,
+                    NoteKind::Environment,
                     format!(
                         "blocked at the network proxy: Chromium's own background traffic to its service hosts, not seen in any page: {} ({} connection(s))",
                         browser_own.hosts().join(", "),

@@ -33,6 +33,11 @@ async fn origin_attack_reaches_nothing() {
         .iter()
         .find(|x| x.starts_with(&format!("blocked request to {evil} (")))
         .unwrap_or_else(|| panic!("no blocked observation: {:?}", o.observations));
+    // The note names the fix.
+    assert!(
+        line.ends_with(&format!("add \"{evil}\" to target.allowedOrigins")),
+        "{line}"
+    );
     let n: u32 = line
         .rsplit('(')
         .next()

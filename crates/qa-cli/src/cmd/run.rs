@@ -124,6 +124,14 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
         }
         return exit::PASSED;
     }
+    let workspace = match &args.workspace {
+        Some(w) => w.clone(),
+        None => match flows.first() {
+            Some((_, (f, _))) => project_workspace(&f.base_dir, args.quiet),
+            None => PathBuf::from(".ui-qa"),
+        },
+    };
+    let workspace = &workspace;
     let paint = output::Paint::for_stderr();
     let started = std::time::Instant::now();
     let drivers = drivers::all();
@@ -169,7 +177,7 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
                 } else {
                     output::HumanProgress::live(&path, paint)
                 };
-                let mut req = RunRequest::new(flow, text, args.workspace.clone());
+                let mut req = RunRequest::new(flow, text, workspace.clone());
                 req.run_id = args.run_id.clone();
                 req.timeout_ms = args.timeout_ms;
                 req.options = args.host.options();
@@ -232,9 +240,9 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
     let mut index = None;
     if !single && !results.is_empty() {
         let pairs: Vec<(PathBuf, &RunResult)> = ran.iter().cloned().zip(results.iter()).collect();
-        match reports::write_run_index(&args.workspace, &pairs, &secrets) {
+        match reports::write_run_index(workspace, &pairs, &secrets) {
             Ok(p) => {
-                runs::prune_reports(&args.workspace.join(reports::REPORTS_DIR), args.keep_runs);
+                runs::prune_reports(&workspace.join(reports::REPORTS_DIR), args.keep_runs);
                 index = Some(p);
             }
             Err(e) => eprintln!(
@@ -290,4 +298,26 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
         return exit::CANCELLED;
     }
     worst
+}
+
+/// The default workspace: `.ui-qa` in the project of the flow in
+/// `base_dir` (`qa_core::flow::project_root`), so evidence never creates a
+/// `.ui-qa` above the project that would widen which directories its flows
+/// may reach. When the project is only the flow's own directory (no `.git`
+/// or `.ui-qa` above it) and `.ui-qa` does not exist yet, the note says
+/// that flows below it now treat that directory as their project.
+fn project_workspace(base_dir: &Path, quiet: bool) -> PathBuf {
+    let base = base_dir
+        .canonicalize()
+        .unwrap_or_else(|_| base_dir.to_path_buf());
+    let root = qa_core::flow::project_root(&base);
+    let ws = root.join(".ui-qa");
+    if !quiet && !ws.exists() && !root.join(".git").exists() {
+        eprintln!(
+            "ui-qa: evidence goes to {} (new); flows in {} and below now take it as their project root (pass --workspace DIR to keep evidence elsewhere)",
+            output::clean_path(&ws),
+            output::clean_path(&root)
+        );
+    }
+    ws
 }

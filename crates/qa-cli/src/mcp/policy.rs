@@ -142,7 +142,19 @@ impl Policy {
             }
             None => format!("{what} {p:?} (not found)"),
         };
-        Err(Self::refuse(&how, flag, &given))
+        let mut refusal = Self::refuse(&how, flag, &given);
+        // An allowed program of that name: the spelling that is allowed.
+        let name = Path::new(p).file_name();
+        if let Some(a) = allowed.iter().find(|a| {
+            name.is_some()
+                && (Path::new(&a.given).file_name() == name || a.real.file_name() == name)
+        }) {
+            refusal.push_str(&format!(
+                "; write argv[0] as {:?}, the allowed program of that name",
+                a.given
+            ));
+        }
+        Err(refusal)
     }
 
     /// Checks a terminal program's argv: its program must resolve to a
@@ -339,6 +351,18 @@ mod tests {
         std::fs::copy("/bin/true", &app).unwrap();
         let e = p.check_command(&[app.display().to_string()]).unwrap_err();
         assert!(e.contains("--allow-command"), "{e}");
+        // The refusal of a name that is not found names the allowed
+        // spelling of that program.
+        assert!(
+            e.ends_with("write argv[0] as \"/bin/sh\", the allowed program of that name"),
+            "{e}"
+        );
+        let mut no_path = policy(d.path());
+        no_path.commands = vec![Program::parse("--allow-command", "/bin/true").unwrap()];
+        let e = no_path
+            .check_command(&["no-such-program-here".into()])
+            .unwrap_err();
+        assert!(!e.contains("write argv[0]"), "{e}");
         // Flags: absolute paths only.
         for bad in ["./app", "app", "bin/app"] {
             let e = Program::parse("--allow-command", bad).unwrap_err();

@@ -112,7 +112,7 @@ pub struct ActArgs {
 pub struct FinishArgs {
     /// The id `start` returned.
     pub session: String,
-    /// Also write the passed steps as a flow file in the run directory (`exported.flow.jsonc`), replayable with `ui-qa run`.
+    /// Also write the passed steps as a flow file in the run directory (`exported.flow.jsonc`), replayable with `ui-qa run`; the reply's `exportedFlow` is its path.
     pub export: Option<bool>,
 }
 

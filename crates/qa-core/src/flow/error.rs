@@ -63,6 +63,8 @@ crate::error_codes! {
         TrailingSpace = "flow.trailing_space",
         /// Warning: no step checks anything (no `assert*` or `waitFor*` step), so a PASSED run only says the steps ran; `run --strict` and MCP `run` refuse such a flow.
         NoAssertion = "flow.no_assertion",
+        /// Warning: a terminal flow's `env` sets `TERM` to another terminal than the one ui-qa emulates (`xterm-256color`).
+        TermOverride = "flow.term_override",
         /// A NUL character in a string handed to a process (argv, env, cwd) or used as a path; no process can receive it.
         NulCharacter = "flow.nul_character",
     }

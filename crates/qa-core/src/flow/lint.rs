@@ -1,13 +1,24 @@
 //! Warnings about flows that parse but will not do what their author
 //! expects: `check` and `run` print them; they never stop a run.
 
-use super::{Action, Flow, FlowError, FlowErrorCode, TerminalAction};
+use super::{Action, Flow, FlowError, FlowErrorCode, Target, TerminalAction, EMULATED_TERM};
 
 /// The flow's warnings, each with its JSON pointer.
 pub fn lint(flow: &Flow) -> Vec<FlowError> {
     let mut out = Vec::new();
     if let Some(w) = no_assertion(flow) {
         out.push(w);
+    }
+    if let Target::Terminal(t) = &flow.target {
+        if let Some(term) = t.env.get("TERM").filter(|v| *v != EMULATED_TERM) {
+            out.push(FlowError::new(
+                FlowErrorCode::TermOverride,
+                "/target/command/env/TERM",
+                format!(
+                    "ui-qa's terminal emulates {EMULATED_TERM}; TERM={term:?} makes the program send another terminal's sequences (or refuse to start when it has no terminfo entry for it), which the screen model may not draw as that terminal would; drop TERM from env unless the program needs it"
+                ),
+            ));
+        }
     }
     for step in &flow.steps {
         let text = match &step.action {
@@ -45,6 +56,27 @@ pub fn no_assertion(flow: &Flow) -> Option<FlowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_term_other_than_the_emulated_one_is_warned() {
+        let parse = |env: &str| {
+            Flow::parse(
+                &format!(r#"{{"target":{{"command":{{"argv":["mc"],"env":{env}}}}},"steps":[{{"action":"waitForText","text":"Left"}}]}}"#),
+                std::path::Path::new("."),
+            )
+            .unwrap()
+        };
+        let w = lint(&parse(r#"{"TERM":"screen-256color"}"#));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "flow.term_override");
+        assert_eq!(w[0].pointer, "/target/command/env/TERM");
+        assert!(
+            w[0].message.contains("emulates xterm-256color"),
+            "{}",
+            w[0].message
+        );
+        assert!(lint(&parse(r#"{"TERM":"xterm-256color","LANG":"C"}"#)).is_empty());
+    }
 
     #[test]
     fn a_flow_that_checks_nothing_is_warned() {

@@ -27,8 +27,9 @@ pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
     Presentation, RawTarget, ReducedMotion, ServerSpec, Target, TargetKind, Viewport, WindowSpec,
+    EMULATED_TERM,
 };
-pub use validate::{check_origin, valid_profile_id};
+pub use validate::{check_origin, project_root, valid_profile_id};
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -140,6 +140,10 @@ pub enum Presentation {
     NativeTerminal,
 }
 
+/// The `TERM` a terminal target's program is given: the terminal ui-qa's
+/// model emulates.
+pub const EMULATED_TERM: &str = "xterm-256color";
+
 /// A terminal target: `target.command`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -54,7 +54,7 @@ pub(crate) fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Resu
 
 /// The project a flow belongs to: the nearest directory at or above
 /// `base_dir` holding `.git` or `.ui-qa`; without one, `base_dir` itself.
-pub(crate) fn project_root(base_dir: &Path) -> PathBuf {
+pub fn project_root(base_dir: &Path) -> PathBuf {
     base_dir
         .ancestors()
         .find(|a| a.join(".git").exists() || a.join(".ui-qa").is_dir())

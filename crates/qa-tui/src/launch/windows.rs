@@ -74,7 +74,7 @@ pub fn environment(
     }
     env.insert("LANG".into(), "C.UTF-8".into());
     env.insert("LC_ALL".into(), "C.UTF-8".into());
-    env.insert("TERM".into(), "xterm-256color".into());
+    env.insert("TERM".into(), qa_core::flow::EMULATED_TERM.into());
     env.insert("COLORTERM".into(), "truecolor".into());
     env.insert("UI_QA".into(), "1".into());
     for (k, v) in flow_env {

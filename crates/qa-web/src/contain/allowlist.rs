@@ -276,11 +276,45 @@ impl BlockedRequests {
         out
     }
 
-    /// Observation lines: `blocked request to <origin> (N times)`.
+    /// Observation lines: `blocked request to <origin> (N times)`, each
+    /// followed by the fix (the origin to add to `target.allowedOrigins`,
+    /// if the app needs it).
     pub fn observations(&self) -> Vec<String> {
+        let fixes = self.fixes();
         self.items()
             .into_iter()
-            .map(|i| format!("blocked {i}"))
+            .enumerate()
+            .map(|(i, item)| match fixes.get(i) {
+                Some(origin) => format!(
+                    "blocked {item}: not an origin of this flow; if the app needs it, add \"{origin}\" to target.allowedOrigins"
+                ),
+                None => format!("blocked {item}"),
+            })
+            .collect()
+    }
+
+    /// The origin to allow for each listed item, in [`Self::items`] order
+    /// (a tunnel's `host:port` as `https://host:port`, the scheme every
+    /// tunnel but plain `ws` uses; a `ws`/`wss` origin as its `http`/`https`
+    /// one, which allows it); the item for the rest has none.
+    fn fixes(&self) -> Vec<String> {
+        let mut by_count: Vec<(&String, &u32)> = self.by_origin.iter().collect();
+        by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        by_count
+            .iter()
+            .take(MAX_ORIGINS_LISTED)
+            .map(|(o, _)| {
+                // A WebSocket URL is allowed through its http(s) origin.
+                if let Some(hp) = o.strip_prefix(TUNNEL_KEY) {
+                    format!("https://{hp}")
+                } else if let Some(rest) = o.strip_prefix("ws://") {
+                    format!("http://{rest}")
+                } else if let Some(rest) = o.strip_prefix("wss://") {
+                    format!("https://{rest}")
+                } else {
+                    (*o).clone()
+                }
+            })
             .collect()
     }
 
@@ -359,11 +393,11 @@ mod tests {
         // The most blocked first; the rest in one line that counts them.
         assert_eq!(
             notes[0].message,
-            "blocked request to http://h7.example.test (4 times)"
+            "blocked request to http://h7.example.test (4 times): not an origin of this flow; if the app needs it, add \"http://h7.example.test\" to target.allowedOrigins"
         );
         let last = &notes[MAX_ORIGINS_LISTED].message;
         assert!(
-            last.contains("981 or more other origins") && last.contains("(5753 times)"),
+            last.contains("981 or more other origins") && last.ends_with("(5753 times)"),
             "{last}"
         );
         assert!(b.summary().len() < 4096);
@@ -441,8 +475,12 @@ mod tests {
         );
         assert_eq!(
             rest.observations(),
-            ["blocked request to http://127.0.0.1:9 (1 time)"]
+            ["blocked request to http://127.0.0.1:9 (1 time): not an origin of this flow; if the app needs it, add \"http://127.0.0.1:9\" to target.allowedOrigins"]
         );
+        let mut t = BlockedRequests::default();
+        t.record(&format!("{TUNNEL_KEY}api.example.test:8443"));
+        assert!(t.observations()[0]
+            .ends_with("add \"https://api.example.test:8443\" to target.allowedOrigins"));
     }
 
     #[test]
@@ -452,13 +490,18 @@ mod tests {
         b.record("http://127.0.0.1:9");
         let before = b.clone();
         b.record("http://127.0.0.1:9");
+        let fix = ": not an origin of this flow; if the app needs it, add \"http://127.0.0.1:9\" to target.allowedOrigins";
         assert_eq!(
             b.observations(),
-            ["blocked request to http://127.0.0.1:9 (3 times)"]
+            [format!(
+                "blocked request to http://127.0.0.1:9 (3 times){fix}"
+            )]
         );
         assert_eq!(
             b.since(&before).observations(),
-            ["blocked request to http://127.0.0.1:9 (1 time)"]
+            [format!(
+                "blocked request to http://127.0.0.1:9 (1 time){fix}"
+            )]
         );
         b.record(&format!("{TUNNEL_KEY}127.0.0.1:9"));
         assert_eq!(

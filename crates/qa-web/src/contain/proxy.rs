@@ -507,7 +507,13 @@ mod tests {
             .await
             .starts_with("HTTP/1.1 403"));
         assert!(got.lock().unwrap().is_empty(), "nothing reached upstream");
-        let obs = sink.lock().unwrap().observations();
+        let obs: Vec<String> = sink
+            .lock()
+            .unwrap()
+            .observations()
+            .iter()
+            .map(|l| l.split(": not an origin").next().unwrap().to_string())
+            .collect();
         assert_eq!(
             obs,
             [
@@ -516,6 +522,10 @@ mod tests {
                 format!("blocked request to ws://127.0.0.1:{port} (1 time)"),
             ]
         );
+        // A refused WebSocket names the origin that allows it.
+        assert!(sink.lock().unwrap().observations()[2].ends_with(&format!(
+            "add \"http://127.0.0.1:{port}\" to target.allowedOrigins"
+        )));
         assert_eq!(p.blocked_here().total(), 3);
     }
 
