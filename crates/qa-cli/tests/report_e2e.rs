@@ -443,9 +443,9 @@ fn ui_qa_checks_its_own_reports_in_chromium() {
     // The browser run's report: steps, the failure, and the video playing.
     let mut steps = vec![
         serde_json::json!({"action":"assertText","locator":{"testId":"run-status"},"equals":"FAILED"}),
-        serde_json::json!({"action":"assertText","locator":{"testId":"step-1"},"regex":r"^1\s+fill\s+passed\s"}),
-        serde_json::json!({"action":"assertText","locator":{"testId":"step-2"},"regex":r"^2\s+click\s+passed\s"}),
-        serde_json::json!({"action":"assertText","locator":{"testId":"step-3"},"regex":r"^3\s+assertText\s+greeting\s+failed\s.*\d(\.\d)? (ms|s)"}),
+        serde_json::json!({"action":"assertText","locator":{"testId":"step-1"},"regex":r#"^1\s+fill\s+label="Name"\s+"Ada"\s+flow\.jsonc:2\s+passed\s"#}),
+        serde_json::json!({"action":"assertText","locator":{"testId":"step-2"},"regex":r#"^2\s+click\s+role=button name="Send"\s+flow\.jsonc:3\s+passed\s"#}),
+        serde_json::json!({"action":"assertText","locator":{"testId":"step-3"},"regex":r#"^3\s+assertText\s+testId="result"\s+"Hello Grace"\s+flow\.jsonc:4\s+greeting\s+failed\s.*\d(\.\d)? (ms|s)"#}),
         serde_json::json!({"action":"assertText","locator":{"testId":"failure-3"},"regex":r#"Expected\s+text equals "Hello Grace""#}),
         serde_json::json!({"action":"assertText","locator":{"testId":"failure-3"},"regex":r#"Received\s+"Hello Ada"#}),
         serde_json::json!({"action":"assertText","locator":{"testId":"why-selected"},"includes":"browser"}),
@@ -477,7 +477,7 @@ fn ui_qa_checks_its_own_reports_in_chromium() {
         "ws/runs/tui-marker",
         &[
             serde_json::json!({"action":"assertText","locator":{"testId":"run-status"},"equals":"PASSED"}),
-            serde_json::json!({"action":"assertText","locator":{"testId":"step-1"},"regex":r"^1\s+waitForText\s+passed\s"}),
+            serde_json::json!({"action":"assertText","locator":{"testId":"step-1"},"regex":r#"^1\s+waitForText\s+"REPLAY-MARKER-42"\s+flow\.jsonc:2\s+passed\s"#}),
             serde_json::json!({"action":"assertText","locator":{"testId":"replay"},"includes":"REPLAY-MARKER-42","timeoutMs":10000}),
         ],
     );

@@ -71,6 +71,48 @@ fn example_web_flow_passes() {
         logs.iter().any(|p| p.ends_with("network.jsonl")),
         "{logs:?}"
     );
+    // The result and report.html say what each passing step acted on,
+    // with what value, and where the step is in the flow file.
+    assert_eq!(r["steps"][0]["locator"], "label=\"Name\"", "{r:#}");
+    assert_eq!(r["steps"][0]["value"], "\"Ada\"", "{r:#}");
+    assert_eq!(r["steps"][0]["line"], 9, "{r:#}");
+    let report =
+        std::fs::read_to_string(Path::new(r["evidenceDir"].as_str().unwrap()).join("report.html"))
+            .unwrap();
+    let row = |i: usize| {
+        let start = report
+            .find(&format!("id=\"step-{i}\""))
+            .unwrap_or_else(|| panic!("no row for step {i}"));
+        let end = start + report[start..].find("</tr>").unwrap();
+        report[start..end].to_string()
+    };
+    for (i, locator, value) in [
+        (1, "label=&quot;Name&quot;", Some("&quot;Ada&quot;")),
+        (2, "role=checkbox name=&quot;Subscribe&quot;", None),
+        (3, "label=&quot;Color&quot;", Some("&quot;Green&quot;")),
+        (4, "role=button name=&quot;Send&quot;", None),
+        (
+            5,
+            "testId=&quot;result&quot;",
+            Some("&quot;Hello Ada (Green, subscribed)&quot;"),
+        ),
+    ] {
+        let row = row(i);
+        assert!(
+            row.contains(&format!("<span class=\"locator\">{locator}</span>")),
+            "step {i}: {row}"
+        );
+        if let Some(v) = value {
+            assert!(
+                row.contains(&format!("<span class=\"value\">{v}</span>")),
+                "step {i}: {row}"
+            );
+        }
+        assert!(
+            row.contains(&format!("flow.jsonc:{}", 8 + i)),
+            "step {i}: {row}"
+        );
+    }
     assert_browser_gone(&r);
 }
 

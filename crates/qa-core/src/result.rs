@@ -110,6 +110,18 @@ pub struct StepRecord {
     /// Step name, if given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// What the step acts on, as the flow wrote it (`label="Name"`,
+    /// `role=button name="Send"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    /// The value it types, chooses, presses or compares with, as the flow
+    /// wrote it (JSON; redacted like the rest of the result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The 1-based line of the step in the flow file (absent for steps of
+    /// an interactive session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// Outcome.
     pub status: StepStatus,
     /// When the step started, in milliseconds after the run started

@@ -22,7 +22,7 @@ pub use error::{escape_token, FlowError, FlowErrorCode};
 pub use lint::{lint, no_assertion};
 pub use locator::{Locator, LocatorKind, PathSegment, StepTarget, StepTargetKind};
 pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
-pub use parse::{de_at, jsonc_value, ParseLimits, MAX_REPORTED_ERRORS};
+pub use parse::{de_at, jsonc_value, step_lines, ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{
     ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
@@ -245,6 +245,38 @@ impl Step {
         }
     }
 
+    /// What the step acts on, as the flow wrote it: its first locator
+    /// (`label="Name"`), after the popup or frame it runs in, if any.
+    pub fn locator_text(&self) -> Option<String> {
+        let own = self.action.locators().first().map(|l| l.describe());
+        let within = self.target.as_ref().map(|t| match t.kind {
+            StepTargetKind::Popup => format!("popup {:?}", t.name.as_deref().unwrap_or("")),
+            StepTargetKind::Frame => match &t.locator {
+                Some(l) => format!("frame {}", l.describe()),
+                None => "frame".to_string(),
+            },
+        });
+        match (within, own) {
+            (Some(w), Some(o)) => Some(format!("{w} >> {o}")),
+            (w, o) => o.or(w),
+        }
+    }
+
+    /// The value the step types, chooses, presses or compares with, as the
+    /// flow wrote it (compact JSON: `"Ada"`, `["Ctrl+S"]`), if it has one.
+    pub fn value_text(&self) -> Option<String> {
+        const VALUE_KEYS: &[&str] = &[
+            "value", "text", "equals", "includes", "regex", "key", "keys", "url", "path", "label",
+            "count", "title",
+        ];
+        let v = serde_json::to_value(self).ok()?;
+        let args = v.as_object()?;
+        VALUE_KEYS
+            .iter()
+            .find_map(|k| args.get(*k))
+            .map(|x| x.to_string())
+    }
+
     /// Every locator the step uses (for static admission), including a
     /// frame target's locator.
     pub fn locators(&self) -> Vec<&Locator> {
@@ -253,5 +285,27 @@ impl Step {
             v.push(l);
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::*;
+
+    #[test]
+    fn a_step_says_what_it_acts_on_and_with_what_value() {
+        let text = "{\"target\":{\"url\":\"https://example.test/\"},\n\"steps\":[\n{\"action\":\"fill\",\"locator\":{\"label\":\"Name\"},\"value\":\"Ada\"},\n  {\"action\":\"press\",\"locator\":{\"role\":\"textbox\",\"name\":\"Name\"},\"key\":\"Enter\"},\n{\"action\":\"selectOption\",\"locator\":{\"label\":\"Color\"},\"label\":\"Green\"},\n{\"action\":\"reload\"}]}";
+        let f = Flow::parse(text, Path::new(".")).unwrap();
+        let s = &f.steps;
+        assert_eq!(s[0].locator_text().as_deref(), Some("label=\"Name\""));
+        assert_eq!(s[0].value_text().as_deref(), Some("\"Ada\""));
+        assert_eq!(
+            s[1].locator_text().as_deref(),
+            Some("role=textbox name=\"Name\"")
+        );
+        assert_eq!(s[1].value_text().as_deref(), Some("\"Enter\""));
+        assert_eq!(s[2].value_text().as_deref(), Some("\"Green\""));
+        assert_eq!((s[3].locator_text(), s[3].value_text()), (None, None));
+        assert_eq!(step_lines(text, 4), [Some(3), Some(4), Some(5), Some(6)]);
     }
 }

@@ -66,6 +66,25 @@ impl Positions<'_> {
     }
 }
 
+/// The 1-based line of each of the first `count` steps of the flow text
+/// `source` (`None` where it cannot be found, or when `source` does not
+/// parse).
+pub fn step_lines(source: &str, count: usize) -> Vec<Option<usize>> {
+    let Ok((_, positions)) = to_value(source) else {
+        return vec![None; count];
+    };
+    (0..count)
+        .map(|i| {
+            positions.values.get(&format!("/steps/{i}")).map(|&off| {
+                1 + source.as_bytes()[..off.min(source.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+            })
+        })
+        .collect()
+}
+
 impl FlowError {
     /// Gives an error that has no position yet (for example one found by
     /// driver admission after parsing) the line/column of its pointer in

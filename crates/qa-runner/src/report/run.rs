@@ -214,9 +214,23 @@ fn step_row(out: &mut String, r: &RunResult, s: &StepRecord) {
         (_, Some(reason), None) => reason.as_str(),
         _ => "",
     };
+    // What it acted on and with what, as the flow wrote it, and where.
+    let mut what = String::new();
+    if let Some(l) = &s.locator {
+        let _ = write!(what, " <span class=\"locator\">{}</span>", escape(l));
+    }
+    if let Some(v) = &s.value {
+        let _ = write!(what, " <span class=\"value\">{}</span>", escape(v));
+    }
+    if let Some(n) = s.line {
+        let _ = write!(
+            what,
+            " <a class=\"line\" href=\"flow.jsonc\" title=\"the step in the flow file\">flow.jsonc:{n}</a>"
+        );
+    }
     let _ = writeln!(
         out,
-        "<tr id=\"step-{i}\" data-testid=\"step-{i}\" class=\"step step-{class}\"><td>{i}</td><td><code>{}</code></td><td>{}</td><td><span class=\"step-status\">{status}</span></td><td>{started}</td><td>{}</td><td>{}</td></tr>",
+        "<tr id=\"step-{i}\" data-testid=\"step-{i}\" class=\"step step-{class}\"><td>{i}</td><td><code>{}</code>{what}</td><td>{}</td><td><span class=\"step-status\">{status}</span></td><td>{started}</td><td>{}</td><td>{}</td></tr>",
         escape(&s.action),
         escape(s.name.as_deref().unwrap_or("")),
         human_ms(s.duration_ms),

@@ -42,6 +42,8 @@ pub(super) struct Finish<'a> {
     pub evidence: &'a Evidence,
     pub secrets: &'a Secrets,
     pub flow: &'a Flow,
+    /// The flow file's text (none for an interactive session's steps).
+    pub flow_text: Option<&'a str>,
     pub cleanup: CleanupReport,
     pub run_id: String,
     pub started_at: String,
@@ -140,6 +142,9 @@ impl Acc {
                 index: s.index + 1,
                 action: s.action_name().into(),
                 name: s.name.clone(),
+                locator: s.locator_text(),
+                value: s.value_text(),
+                line: None,
                 status: StepStatus::Skipped,
                 started_ms: None,
                 duration_ms: 0,
@@ -191,6 +196,12 @@ impl Acc {
     /// withheld artifacts noted, every string redacted.
     pub fn assemble(mut self, f: Finish<'_>) -> RunResult {
         let artifacts = self.verified_artifacts(f.evidence);
+        if let Some(text) = f.flow_text {
+            let lines = qa_core::flow::step_lines(text, f.flow.steps.len());
+            for s in &mut self.steps {
+                s.line = lines.get(s.index.wrapping_sub(1)).copied().flatten();
+            }
+        }
         if self.status == RunStatus::Passed && !f.flow.checks_anything() {
             self.note(
                 None,
