@@ -171,6 +171,42 @@ fn ambiguous_locator_fails_with_the_count() {
             .all(|x| x["role"] == "button" && x["name"] == "Save"),
         "{f:#}"
     );
+    // Nothing a flow can write finds either button alone: no locator is
+    // offered (never one that matches both again).
+    assert!(c.iter().all(|x| x.get("locator").is_none()), "{f:#}");
+    assert_browser_gone(&r);
+}
+
+/// A mistyped label: the closest elements start with the form control it
+/// meant, each offered with a locator that finds it alone.
+#[test]
+fn a_mistyped_label_offers_the_control_it_meant_with_a_unique_locator() {
+    let (code, r) = run_fixture_flow(
+        "typo",
+        r#"{"target":{"serve":"web","url":"/form.html"},"steps":[
+            {"action":"fill","locator":{"label":"Emial"},"value":"a@example.com","timeoutMs":1500}]}"#,
+    );
+    assert_eq!(code, 1, "{r:#}");
+    let c = r["steps"][0]["failure"]["candidates"].as_array().unwrap();
+    assert_eq!(c[0]["role"], "textbox", "{c:#?}");
+    assert_eq!(c[0]["name"], "Email", "{c:#?}");
+    for x in c {
+        if let Some(l) = x["locator"].as_str() {
+            let l: Value = serde_json::from_str(l).unwrap();
+            assert!(l.as_object().is_some_and(|o| !o.is_empty()), "{x:#}");
+            // Never a bare role, which finds every element of that role.
+            assert!(
+                !(l.as_object().unwrap().len() == 1 && l.get("role").is_some()),
+                "{x:#}"
+            );
+        }
+    }
+    assert_eq!(
+        c[0]["locator"]
+            .as_str()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()),
+        Some(serde_json::json!({"role": "textbox", "name": "Email"}))
+    );
     assert_browser_gone(&r);
 }
 

@@ -366,7 +366,28 @@ async (op, spec, arg) => {
       const bits = [describe(e)];
       if (!isVisible(e)) bits.push('not visible');
       if (isDisabled(e)) bits.push('disabled');
-      return { role: roleOf(e), name, text, testId: e.getAttribute('data-testid'), detail: bits.join(', ') };
+      return { role: roleOf(e), name, text, testId: e.getAttribute('data-testid'), detail: bits.join(', '), locator: unique(e) };
+    };
+    // A locator a flow could write that finds this element and no other:
+    // its test id, role and name, label, placeholder, text, then an id or a
+    // class; none when every one of them also finds another element.
+    const unique = (e) => {
+      const role = roleOf(e), name = accName(e);
+      const tries = [];
+      const testId = e.getAttribute('data-testid');
+      if (testId) tries.push({ testId });
+      if (role && name) tries.push({ role, name });
+      for (const l of labelTexts(e)) if (norm(l)) tries.push({ label: norm(l) });
+      if (e.hasAttribute('placeholder') && e.getAttribute('placeholder')) tries.push({ placeholder: e.getAttribute('placeholder') });
+      const t = ownText(e);
+      if (t !== null && norm(t) && norm(t).length <= 80) tries.push({ text: norm(t) });
+      if (e.id && /^[A-Za-z][\w-]*$/.test(e.id)) tries.push({ css: e.localName + '#' + e.id });
+      for (const c of e.classList) if (/^[A-Za-z][\w-]*$/.test(c)) tries.push({ css: e.localName + '.' + c });
+      for (const l of tries) {
+        const r = resolve(l);
+        if (r.list.length === 1 && r.list[0] === e) return l;
+      }
+      return null;
     };
     const whole = Object.assign({}, spec);
     delete whole.nth;
@@ -376,14 +397,35 @@ async (op, spec, arg) => {
     if (spec.css !== undefined || (!want && spec.role === undefined)) return { matched: false, total: 0, list: [] };
     const words = (s) => s.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2);
     const wantWords = words(want);
+    // Edit distance with swapped neighbours as one edit (a typo is a few
+    // edits away), bounded.
+    const edits = (a, b) => {
+      if (Math.abs(a.length - b.length) > 3) return 99;
+      let before = null, prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+      for (let i = 1; i <= a.length; i++) {
+        const cur = [i];
+        for (let j = 1; j <= b.length; j++) {
+          cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+          if (before && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], before[j - 2] + 1);
+        }
+        before = prev;
+        prev = cur;
+      }
+      return prev[b.length];
+    };
     const close = (s) => {
       s = norm(s).toLowerCase();
       if (!want || !s) return 0;
       if (s === want) return 3;
       if (s.includes(want) || want.includes(s)) return 2;
+      if (s.length <= 60 && edits(s, want) <= Math.max(1, Math.floor(want.length / 4))) return 2;
       const sw = words(s);
-      return wantWords.some((w) => sw.includes(w)) ? 1 : 0;
+      return wantWords.some((w) => sw.includes(w) || (w.length >= 4 && sw.some((x) => edits(x, w) <= 1))) ? 1 : 0;
     };
+    // A label or placeholder names a form control: those rank first.
+    const control = (e) => ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.tagName) || e.isContentEditable ||
+      ['textbox', 'combobox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'slider', 'listbox'].includes(roleOf(e));
+    const wantsControl = spec.label !== undefined || spec.placeholder !== undefined;
     const scored = [];
     for (const e of all()) {
       const role = roleOf(e);
@@ -393,9 +435,12 @@ async (op, spec, arg) => {
       const strings = [accName(e), e.getAttribute('placeholder') || '', testId || '', ...labelTexts(e)];
       const t = ownText(e);
       if (t !== null && norm(t).length <= 120) strings.push(t);
-      score += Math.max(0, ...strings.map(close));
+      const c = Math.max(0, ...strings.map(close));
+      score += c;
+      if (c > 0 && wantsControl && control(e)) score += 2;
       if (score > 0) scored.push([score, e]);
     }
+    // Best first; of equals, the one a flow can name alone first.
     scored.sort((a, b) => b[0] - a[0]);
     return { matched: false, total: scored.length, list: scored.slice(0, 10).map((x) => info(x[1])) };
   }

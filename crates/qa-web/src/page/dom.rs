@@ -600,22 +600,23 @@ pub(crate) struct RawCandidate {
     role: Option<String>,
     name: Option<String>,
     text: Option<String>,
-    test_id: Option<String>,
     detail: Option<String>,
+    /// A locator that finds this element alone, checked by the page.
+    #[serde(default)]
+    locator: Option<serde_json::Value>,
 }
 
 impl RawCandidate {
-    /// The portable candidate, with the locator a flow would write for it
-    /// (test id first, then role + name).
+    /// The portable candidate, with a locator a flow could write that finds
+    /// this element alone (the page checked it; none when no such locator
+    /// exists).
     pub fn into_candidate(self) -> ElementCandidate {
         let nonempty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
         let name = nonempty(self.name);
-        let locator = match (nonempty(self.test_id), &self.role, &name) {
-            (Some(t), _, _) => Some(json!({ "testId": t }).to_string()),
-            (None, Some(r), Some(n)) => Some(json!({ "role": r, "name": n }).to_string()),
-            (None, Some(r), None) => Some(json!({ "role": r }).to_string()),
-            (None, None, _) => None,
-        };
+        let locator = self
+            .locator
+            .filter(|l| l.as_object().is_some_and(|o| !o.is_empty()))
+            .map(|l| l.to_string());
         ElementCandidate {
             role: self.role,
             name,
