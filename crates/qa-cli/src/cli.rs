@@ -71,10 +71,11 @@ pub(crate) enum Command {
     /// Open a page, a terminal program or a desktop application and print
     /// what it shows, with what to write in a flow.
     ///
-    /// A page (`ui-qa inspect URL`): its buttons, links, fields and other
-    /// controls, each with a reference such as @e1, its headings and
-    /// landmarks, and the flow locator that finds each element (checked
-    /// against the page). A terminal program (`ui-qa inspect -- CMD ARGS…`):
+    /// A page (`ui-qa inspect URL`): its URL and title, its buttons, links,
+    /// fields and other controls, each with a reference such as @e1 (an
+    /// unnamed one with the text of its list item or row), its headings,
+    /// landmarks, lists and text, and the flow locator that finds each
+    /// element (checked against the page). A terminal program (`ui-qa inspect -- CMD ARGS…`):
     /// its screen once it is stable, cursor and modes. A desktop
     /// application (`ui-qa inspect --app -- CMD ARGS…`): its controls with
     /// references and locators, windows and labels. Keeps no run;

@@ -148,8 +148,21 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
         crate::console::write(format_args!("{}", secrets.redact(&out)));
         return;
     }
+    if let Some(u) = &o.url {
+        let title = o.title.as_deref().unwrap_or("");
+        crate::console::write(format_args!(
+            "{}\n",
+            secrets.redact(&format!("page {u} {title:?}"))
+        ));
+    }
     for e in &o.elements {
         let mut line = "  ".repeat(e.depth);
+        // Text the page shows: the words only.
+        if e.role == "text" && e.reference.is_none() {
+            line.push_str(&format!("{:?}", e.name));
+            crate::console::write(format_args!("{}\n", secrets.redact(&line)));
+            continue;
+        }
         if let Some(r) = &e.reference {
             line.push_str(r);
             line.push(' ');
@@ -163,6 +176,9 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
         }
         if !e.states.is_empty() {
             line.push_str(&format!(" [{}]", e.states.join(", ")));
+        }
+        if let Some(c) = &e.context {
+            line.push_str(&format!(" (in {c:?})"));
         }
         match &e.locator {
             Some(l) => line.push_str(&format!("  {}", locator_text(l))),

@@ -47,6 +47,11 @@ pub struct ObservedElement {
     /// Where it is, when it has a box.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Bounds>,
+    /// For a control without a name: the text of the list item, row or
+    /// group around it (`buy milk` for an item's unnamed checkbox), so the
+    /// controls of a list can be told apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// The flow locator that finds exactly this element (`testId`, else
     /// `role` + `name`, with `nth` only when nothing else tells it apart);
     /// checked by the driver to match exactly one element, absent when no
@@ -81,6 +86,12 @@ pub struct ScreenObservation {
 pub struct Observation {
     /// The observation's id; refs belong to it.
     pub id: String,
+    /// The page's URL (browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The page's or window's title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The elements.
     pub elements: Vec<ObservedElement>,
     /// Whether elements were left out ([`MAX_ELEMENTS`]).
@@ -132,10 +143,18 @@ pub fn suggest_locator_for(
         }
     }
     let (role, name) = &roles[i];
+    // What the locator will match: without a name, every element of the
+    // role (named ones too), so `nth` counts among all of them.
     let same: Vec<usize> = roles
         .iter()
         .enumerate()
-        .filter(|(_, r)| *r == &roles[i])
+        .filter(|(_, r)| {
+            if name.is_empty() {
+                &r.0 == role
+            } else {
+                *r == &roles[i]
+            }
+        })
         .map(|(j, _)| j)
         .collect();
     let pick = (same.len() > 1).then(|| same.iter().position(|j| *j == i).unwrap_or(0) as u32);
@@ -171,12 +190,40 @@ pub fn locator_text(l: &Locator) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// An unnamed element's locator has no name, so it matches every
+    /// element of its role: its `nth` counts the named ones too (an item's
+    /// checkbox after a "toggle all" checkbox is not `nth: 0`).
+    #[test]
+    fn an_unnamed_elements_nth_counts_every_element_of_its_role() {
+        let roles: Vec<(String, String)> = [
+            ("checkbox", "Mark all as complete"),
+            ("checkbox", ""),
+            ("button", ""),
+            ("checkbox", ""),
+        ]
+        .iter()
+        .map(|(r, n)| (r.to_string(), n.to_string()))
+        .collect();
+        let ids = vec![None; roles.len()];
+        let l = suggest_locator(&ids, &roles, 1);
+        assert_eq!((l.name.as_deref(), l.nth), (None, Some(1)));
+        assert_eq!(suggest_locator(&ids, &roles, 3).nth, Some(2));
+        assert_eq!(suggest_locator(&ids, &roles, 2).nth, None);
+        let named = suggest_locator(&ids, &roles, 0);
+        assert_eq!(
+            (named.name.as_deref(), named.nth),
+            (Some("Mark all as complete"), None)
+        );
+    }
+
     /// An observation survives its JSON (redaction goes through it, and
     /// withholds what does not come back).
     #[test]
     fn an_observation_round_trips_through_json() {
         let o = Observation {
             id: "o1".into(),
+            url: Some("http://127.0.0.1:8080/".into()),
+            title: Some("Todos".into()),
             elements: vec![
                 ObservedElement {
                     reference: Some("@e1".into()),
@@ -186,6 +233,7 @@ mod tests {
                     value: None,
                     states: vec![],
                     bounds: None,
+                    context: Some("buy milk".into()),
                     locator: Some(Locator::role_only("button")),
                 },
                 ObservedElement {
@@ -196,6 +244,7 @@ mod tests {
                     value: Some("v".into()),
                     states: vec!["level=1".into()],
                     bounds: None,
+                    context: None,
                     locator: None,
                 },
             ],

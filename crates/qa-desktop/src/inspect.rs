@@ -138,11 +138,14 @@ pub async fn elements<P: DesktopPlatform + ?Sized>(
                 width: f64::from(w),
                 height: f64::from(h),
             }),
+            context: None,
             locator,
         });
     }
     Ok(Observation {
         id: String::new(),
+        url: None,
+        title: None,
         elements: out,
         truncated: truncated_walk || cut,
         screen: None,

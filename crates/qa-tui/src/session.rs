@@ -333,6 +333,8 @@ impl SurfaceSession for TuiSession {
         let s = self.masked_snapshot();
         Ok(qa_core::observe::Observation {
             id: String::new(),
+            url: None,
+            title: None,
             elements: Vec::new(),
             truncated: false,
             screen: Some(qa_core::observe::ScreenObservation {

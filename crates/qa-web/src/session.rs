@@ -558,8 +558,15 @@ impl SurfaceSession for WebSession {
         deadline: Deadline,
     ) -> Result<qa_core::observe::Observation, DriverError> {
         let (elements, truncated) = artifacts::elements(&self.page, deadline).await?;
+        let info = self
+            .page
+            .dom::<PageInfo>(&DomOp::PageInfo, deadline.min(Deadline::after_ms(4000)))
+            .await
+            .ok();
         Ok(qa_core::observe::Observation {
             id: String::new(),
+            url: info.as_ref().map(|i| split_url(&i.url).0),
+            title: info.map(|i| bounded(&i.title, 200)),
             elements,
             truncated,
             screen: None,

@@ -151,6 +151,7 @@ mod tests {
             value: None,
             states: vec![],
             bounds: None,
+            context: None,
             locator: None,
         }
     }
@@ -159,6 +160,8 @@ mod tests {
     fn a_large_observation_spills_and_stays_bounded() {
         let o = Observation {
             id: "o1".into(),
+            url: None,
+            title: None,
             elements: (1..=1000).map(element).collect(),
             truncated: false,
             screen: None,

@@ -49,7 +49,15 @@ use std::time::Instant;
 /// The keys of an observation whose values are element text (names,
 /// values, screen text): a secret split across consecutive ones is
 /// redacted in each ([`qa_core::Secrets::redact_across`]).
-const TEXT_KEYS: &[&str] = &["name", "value", "text", "description"];
+const TEXT_KEYS: &[&str] = &[
+    "name",
+    "value",
+    "text",
+    "description",
+    "context",
+    "title",
+    "url",
+];
 
 /// How long a session may stay open by default (30 minutes).
 pub const DEFAULT_SESSION_MS: u64 = 30 * 60 * 1000;

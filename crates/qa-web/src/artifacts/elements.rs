@@ -1,13 +1,15 @@
 //! The page's elements for `ui-qa inspect` (and interactive sessions): the
 //! accessibility tree of the main frame reduced to what one acts on
-//! (buttons, links, fields, …, each with a reference) and what orients
-//! (headings, landmarks, alerts, dialogs), in document order, each with its
-//! states, its box and the flow locator that finds it.
+//! (buttons, links, fields, …, each with a reference), what orients
+//! (headings, landmarks, lists and their items, tables, alerts, dialogs)
+//! and the text the page shows, as a tree in document order, each element
+//! with its states, its box and the flow locator that finds it. A control
+//! without a name carries the text of the item or row around it.
 
 use super::ax::{clip, states_of};
 use crate::cdp::commands::{DescribeBackendNode, GetBoxModel, GetFullAxTree};
 use crate::codes::WebCode;
-use crate::page::{Counted, DomOp, Page};
+use crate::page::{DomOp, Page, Resolved};
 use qa_core::observe::{suggest_locator, Bounds, ObservedElement, MAX_ELEMENTS};
 use qa_core::{Deadline, DriverError};
 use serde_json::Value;
@@ -47,7 +49,25 @@ const CONTEXT: &[&str] = &[
     "contentinfo",
     "region",
     "img",
+    "list",
+    "listitem",
+    "table",
+    "row",
+    "cell",
+    "columnheader",
+    "rowheader",
+    "status",
+    "article",
+    "complementary",
+    "search",
+    "paragraph",
 ];
+
+/// Roles whose text names the unnamed controls inside them.
+const ROWS: &[&str] = &["listitem", "row", "article", "form", "dialog"];
+
+/// The role of text the page shows.
+const TEXT: &str = "text";
 
 struct Raw {
     backend: Option<i64>,
@@ -57,6 +77,8 @@ struct Raw {
     value: Option<String>,
     states: Vec<String>,
     actionable: bool,
+    /// Text that continues the text right before it (same parent run).
+    joins: bool,
 }
 
 /// Lists the elements of the page (main frame).
@@ -79,7 +101,9 @@ pub(crate) async fn elements(
     };
     let mut raw = Vec::new();
     let mut truncated = false;
-    walk(root, &by_id, 0, 0, &mut raw, &mut truncated);
+    walk(root, &by_id, 0, 0, "", &mut raw, &mut truncated);
+    let raw = merge_texts(raw);
+    let contexts = row_texts(&raw);
     let test_ids = {
         let mut v = Vec::with_capacity(raw.len());
         for r in &raw {
@@ -97,6 +121,20 @@ pub(crate) async fn elements(
     let mut out = Vec::with_capacity(raw.len());
     let mut next_ref = 1;
     for (i, r) in raw.iter().enumerate() {
+        if r.role == TEXT {
+            out.push(ObservedElement {
+                reference: None,
+                depth: r.depth,
+                role: r.role.clone(),
+                name: r.name.clone(),
+                value: None,
+                states: Vec::new(),
+                bounds: None,
+                context: None,
+                locator: None,
+            });
+            continue;
+        }
         let bounds = match (r.backend, deadline.expired()) {
             (Some(b), false) => bounds(page, b).await,
             _ => None,
@@ -107,12 +145,17 @@ pub(crate) async fn elements(
             s
         });
         let suggested = suggest_locator(&test_ids, &roles, i);
-        // Only a locator the driver resolves to exactly this one element.
+        // Only a locator the driver resolves to exactly this one element:
+        // one match, of this role, where this element is.
         let locator = match page
-            .read::<Counted>(&DomOp::CountVisible(&suggested), deadline)
+            .read::<Option<Resolved>>(&DomOp::Resolved(&suggested), deadline)
             .await
         {
-            Ok(c) if c.count == 1 => Some(suggested),
+            Ok(Some(found))
+                if found.role.as_deref() == Some(&r.role) && same_box(&found, bounds) =>
+            {
+                Some(suggested)
+            }
             _ => None,
         };
         out.push(ObservedElement {
@@ -123,10 +166,59 @@ pub(crate) async fn elements(
             value: r.value.clone(),
             states: r.states.clone(),
             bounds,
+            context: contexts[i].clone(),
             locator,
         });
     }
     Ok((out, truncated))
+}
+
+/// Adjacent pieces of text of one parent (`2` and ` items left`) as one.
+fn merge_texts(raw: Vec<Raw>) -> Vec<Raw> {
+    let mut out: Vec<Raw> = Vec::with_capacity(raw.len());
+    for r in raw {
+        if let Some(last) = out.last_mut() {
+            if r.role == TEXT && last.role == TEXT && last.depth == r.depth && r.joins {
+                last.name = clip(&format!("{} {}", last.name, r.name));
+                continue;
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// For each unnamed control: the text shown in the nearest list item, row,
+/// article, form or dialog around it.
+fn row_texts(raw: &[Raw]) -> Vec<Option<String>> {
+    raw.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if !r.actionable || !r.name.is_empty() {
+                return None;
+            }
+            // The nearest enclosing row: walk back to shallower elements.
+            let mut depth = r.depth;
+            let mut j = i;
+            while j > 0 && depth > 0 {
+                j -= 1;
+                if raw[j].depth < depth {
+                    depth = raw[j].depth;
+                    if ROWS.contains(&raw[j].role.as_str()) {
+                        let text: Vec<&str> = raw[j + 1..]
+                            .iter()
+                            .take_while(|x| x.depth > raw[j].depth)
+                            .filter(|x| x.role == TEXT)
+                            .map(|x| x.name.as_str())
+                            .collect();
+                        let text = text.join(" ");
+                        return (!text.is_empty()).then(|| clip(&text));
+                    }
+                }
+            }
+            None
+        })
+        .collect()
 }
 
 fn walk<'a>(
@@ -134,6 +226,7 @@ fn walk<'a>(
     by_id: &HashMap<&str, &'a Value>,
     tree_depth: usize,
     depth: usize,
+    named: &str,
     out: &mut Vec<Raw>,
     truncated: &mut bool,
 ) {
@@ -147,9 +240,35 @@ fn walk<'a>(
         r => r,
     };
     let ignored = n["ignored"].as_bool() == Some(true);
+    let name = n["name"]["value"].as_str().unwrap_or("").trim();
+    // Text the page shows, unless it only repeats the name of the element
+    // it is in (a button's label).
+    if !ignored && role == "StaticText" {
+        let text = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() && !named.contains(&text) {
+            if out.len() >= MAX_ELEMENTS {
+                *truncated = true;
+                return;
+            }
+            // Pieces of one run of text join; a new one starts after an
+            // element (the previous sibling was not text).
+            out.push(Raw {
+                backend: None,
+                depth,
+                role: TEXT.to_string(),
+                name: clip(&text),
+                value: None,
+                states: Vec::new(),
+                actionable: false,
+                joins: true,
+            });
+        }
+        return;
+    }
     let actionable = !ignored && ACTIONABLE.contains(&role);
     let shown = actionable || (!ignored && CONTEXT.contains(&role));
     let mut child_depth = depth;
+    let mut child_named = named;
     if shown {
         if out.len() >= MAX_ELEMENTS {
             *truncated = true;
@@ -159,23 +278,55 @@ fn walk<'a>(
             backend: n["backendDOMNodeId"].as_i64(),
             depth,
             role: role.to_string(),
-            name: clip(n["name"]["value"].as_str().unwrap_or("").trim()),
+            name: clip(name),
             value: n["value"]["value"]
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(clip),
             states: states_of(n),
             actionable,
+            joins: false,
         });
         child_depth += 1;
+        child_named = name;
     }
     if let Some(kids) = n["childIds"].as_array() {
+        let mut after_element = false;
         for k in kids {
             if let Some(c) = k.as_str().and_then(|c| by_id.get(c)) {
-                walk(c, by_id, tree_depth + 1, child_depth, out, truncated);
+                let before = out.len();
+                walk(
+                    c,
+                    by_id,
+                    tree_depth + 1,
+                    child_depth,
+                    child_named,
+                    out,
+                    truncated,
+                );
+                // Text right after an element starts a new run.
+                if after_element {
+                    if let Some(first) = out.get_mut(before) {
+                        if first.role == TEXT {
+                            first.joins = false;
+                        }
+                    }
+                }
+                after_element = out[before..].iter().any(|r| r.role != TEXT);
             }
         }
     }
+}
+
+/// Whether what a locator resolved to sits where the element is (its box,
+/// to the pixel); an element without a box is not compared.
+fn same_box(found: &Resolved, b: Option<Bounds>) -> bool {
+    b.is_none_or(|b| {
+        (found.x.round() - b.x).abs() <= 1.0
+            && (found.y.round() - b.y).abs() <= 1.0
+            && (found.w.round() - b.width).abs() <= 1.0
+            && (found.h.round() - b.height).abs() <= 1.0
+    })
 }
 
 async fn test_id(page: &Page, backend: i64) -> Option<String> {
