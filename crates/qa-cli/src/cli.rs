@@ -92,6 +92,15 @@ pub(crate) enum Command {
         /// accessibility tree (with --virtual-display on a headless host).
         #[arg(long)]
         app: bool,
+        /// Wait until this text is shown before printing: on a terminal's
+        /// screen (instead of waiting for a stable screen), or in the page.
+        #[arg(long, value_name = "TEXT")]
+        wait_for: Option<String>,
+        /// A flow step to run before printing (repeatable, in order), to
+        /// reach a later state: `--step '{"action":"fill","locator":{"placeholder":"New todo"},"value":"milk"}' --step '{"action":"press","key":"Enter"}'`.
+        /// A step that fails ends the inspection (exit 1).
+        #[arg(long = "step", value_name = "JSON", value_parser = parse_step)]
+        steps: Vec<serde_json::Value>,
         #[command(flatten)]
         host: HostArgs,
         /// A terminal program (or with --app, a desktop application) and
@@ -259,5 +268,18 @@ impl HostArgs {
             origin_limit: None,
             redact_matchers: false,
         }
+    }
+}
+
+/// One `--step`: a JSON object (the step is checked when it runs).
+fn parse_step(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => {
+            Err("a step is a JSON object such as {\"action\":\"press\",\"key\":\"Enter\"}".into())
+        }
+        Err(e) => Err(format!(
+            "not JSON ({e}); write a step such as {{\"action\":\"press\",\"key\":\"Enter\"}}"
+        )),
     }
 }

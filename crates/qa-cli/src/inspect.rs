@@ -14,25 +14,44 @@ use qa_runner::runner::interactive::{Interactive, On, SessionConfig, SessionErro
 /// How long opening and reading the page may take.
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
 
+/// How to inspect: the kind of command, the output, and what to do before
+/// reading the target.
+pub struct How {
+    /// The command is a desktop application.
+    pub app: bool,
+    /// Print JSON.
+    pub json: bool,
+    /// Text to wait for before reading.
+    pub wait_for: Option<String>,
+    /// Flow steps to run first, in order.
+    pub steps: Vec<serde_json::Value>,
+}
+
 /// Runs `ui-qa inspect`; returns the exit code.
-pub async fn run(
-    url: Option<&str>,
-    command: &[String],
-    app: bool,
-    json: bool,
-    options: RunOptions,
-) -> u8 {
-    let (target, first) = match (url, command.is_empty()) {
+pub async fn run(url: Option<&str>, command: &[String], how: How, options: RunOptions) -> u8 {
+    let How {
+        app,
+        json,
+        wait_for,
+        steps,
+    } = how;
+    let wait = |text: &str| serde_json::json!({ "action": "waitForText", "text": text, "timeoutMs": 15000 });
+    let (target, mut first) = match (url, command.is_empty()) {
         (None, false) if app => (
             serde_json::json!({ "application": { "launch": { "argv": command } } }),
-            Some(serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 })),
+            vec![serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 })],
         ),
-        (Some(u), true) if !app => (serde_json::json!({ "url": u }), None),
+        (Some(u), true) if !app => (serde_json::json!({ "url": u }), Vec::new()),
         (None, false) => (
             serde_json::json!({ "command": { "argv": command } }),
-            Some(
-                serde_json::json!({ "action": "waitForStable", "stableMs": 500, "timeoutMs": 15000 }),
-            ),
+            // A program that draws late (a cold start): its text, when
+            // given, rather than the first quiet half second.
+            vec![match &wait_for {
+                Some(t) => wait(t),
+                None => {
+                    serde_json::json!({ "action": "waitForStable", "stableMs": 500, "timeoutMs": 15000 })
+                }
+            }],
         ),
         _ => {
             eprintln!(
@@ -41,6 +60,13 @@ pub async fn run(
             return exit::INVALID;
         }
     };
+    first.extend(steps);
+    if let (Some(t), Some(_)) = (&wait_for, url) {
+        // In a page: an element whose text holds it.
+        first.push(serde_json::json!({ "action": "waitFor", "locator": { "text": t }, "timeoutMs": 15000 }));
+    } else if let (Some(t), true) = (&wait_for, app) {
+        first.push(serde_json::json!({ "action": "waitFor", "locator": { "name": t, "exact": false }, "timeoutMs": 15000 }));
+    }
     // A private scratch workspace: inspecting keeps no run.
     let ws =
         std::env::temp_dir().join(format!("ui-qa-inspect-{}", qa_runner::runner::new_run_id()));
@@ -61,7 +87,7 @@ pub async fn run(
 /// observation and aborts the session (ending what it started).
 async fn inspect(
     target: serde_json::Value,
-    first: Option<serde_json::Value>,
+    first: Vec<serde_json::Value>,
     json: bool,
     config: SessionConfig,
 ) -> u8 {
@@ -92,8 +118,27 @@ async fn inspect(
             return exit::INVALID;
         }
     };
-    if let Some(step) = first {
-        let _ = session.act(On::Nothing, step).await;
+    for (i, step) in first.into_iter().enumerate() {
+        let action = step["action"].as_str().unwrap_or("").to_string();
+        match session.act(On::Nothing, step).await {
+            Ok(o) if o.status == qa_core::result::StepStatus::Passed => {}
+            // The first wait of a terminal or an application is a best
+            // effort: what is there is printed anyway.
+            Ok(_) if i == 0 && matches!(action.as_str(), "waitForStable" | "waitForWindow") => {}
+            Ok(o) => {
+                let _ = session.abort().await;
+                eprintln!(
+                    "error: {action} did not pass: {}",
+                    secrets.redact(o.reason.as_deref().unwrap_or("no reason given"))
+                );
+                return exit::FAILED;
+            }
+            Err(e) => {
+                let _ = session.abort().await;
+                eprintln!("error: --step {action}: {}", secrets.redact(&e.to_string()));
+                return exit::INVALID;
+            }
+        }
     }
     let observed = session.observe().await;
     let _ = session.abort().await;

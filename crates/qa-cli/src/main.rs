@@ -82,9 +82,19 @@ fn main() -> ExitCode {
                 url,
                 json,
                 app,
+                wait_for,
+                steps,
                 host,
                 command,
-            } => inspect::run(url.as_deref(), command, *app, *json, host.options()).await,
+            } => {
+                let how = inspect::How {
+                    app: *app,
+                    json: *json,
+                    wait_for: wait_for.clone(),
+                    steps: steps.clone(),
+                };
+                inspect::run(url.as_deref(), command, how, host.options()).await
+            }
             Command::Schema { name } => cmd::schema::run(*name),
         };
         // Nothing of ours outlives the command: unattributed orphans ended,

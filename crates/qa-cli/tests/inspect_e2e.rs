@@ -189,6 +189,30 @@ fn a_list_of_unnamed_controls_is_told_apart_by_its_text() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("(in \"buy milk\")"), "{out}");
     assert!(out.contains("\"2 items left\""), "{out}");
+
+    // A later state, reached with steps before the snapshot.
+    let (code, out, err) = inspect(&[
+        &url,
+        "--step",
+        r#"{"action":"fill","locator":{"placeholder":"What needs to be done?"},"value":"feed the cat"}"#,
+        "--step",
+        r#"{"action":"press","locator":{"placeholder":"What needs to be done?"},"key":"Enter"}"#,
+        "--wait-for",
+        "3 items left",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(in \"feed the cat\")"), "{out}");
+    assert!(out.contains("\"3 items left\""), "{out}");
+    // A step that fails ends it with exit 1 and says which.
+    let (code, _, err) = inspect(&[
+        &url,
+        "--step",
+        r#"{"action":"click","locator":{"role":"button","name":"No such button"},"timeoutMs":500}"#,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("click did not pass"), "{err}");
+    let (code, _, err) = inspect(&[&url, "--step", "[1]"]);
+    assert_eq!(code, 2, "{err}");
 }
 
 #[test]
@@ -206,6 +230,33 @@ fn an_unreachable_page_fails_and_leaves_nothing() {
     assert!(err.contains("web.target.unreachable"), "{err}");
     let (code, _, err) = inspect(&["not a url"]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// A program that draws late: `--wait-for` waits for its text instead of
+/// the first quiet half second.
+#[test]
+fn a_terminal_program_that_draws_late_is_read_once_its_text_is_there() {
+    let (code, out, err) = inspect(&[
+        "--wait-for",
+        "drawn at last",
+        "--",
+        "sh",
+        "-c",
+        "sleep 1; echo drawn at last; exec sleep 30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("drawn at last"), "{out}");
+    let (code, _, err) = inspect(&[
+        "--wait-for",
+        "never shown",
+        "--step",
+        r#"{"action":"sendKeys","keys":["Enter"]}"#,
+        "--",
+        "sh",
+        "-c",
+        "exec sleep 30",
+    ]);
+    assert_ne!(code, 0, "{err}");
 }
 
 #[test]
