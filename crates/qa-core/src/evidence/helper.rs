@@ -99,7 +99,7 @@ pub(super) fn create_leaf(
 /// Removes a base and everything in it (symlinks are removed, never
 /// followed) and drops its watchdog registration.
 pub(super) fn remove_base(base: &Path) -> Result<(), EvidenceError> {
-    match fs::remove_dir_all(base) {
+    match super::remove_tree(base) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(base)(e)),

@@ -483,7 +483,7 @@ impl Evidence {
         }
         let work = self.run_dir.join("work");
         refuse_symlink(&work)?;
-        let r = match fs::remove_dir_all(&work) {
+        let r = match remove_tree(&work) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(io_err(&work)(e)),
@@ -754,6 +754,29 @@ impl Evidence {
         self.withheld.lock().expect("withheld lock").clone()
     }
 }
+
+/// Removes a scratch tree. A program of the run that was just ended may
+/// still be leaving files there for a moment (a browser killed while
+/// writing its profile, its helpers going down after it): a removal that
+/// finds a directory not empty tries again, for at most
+/// [`SCRATCH_SETTLE`], so a clean run never reports scratch it did remove.
+fn remove_tree(path: &Path) -> io::Result<()> {
+    let until = std::time::Instant::now() + SCRATCH_SETTLE;
+    loop {
+        match fs::remove_dir_all(path) {
+            Err(e)
+                if e.kind() == io::ErrorKind::DirectoryNotEmpty
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// How long [`remove_tree`] keeps trying while files still appear.
+const SCRATCH_SETTLE: std::time::Duration = std::time::Duration::from_secs(3);
 
 #[cfg(test)]
 mod tests {
