@@ -414,6 +414,37 @@ fn a_failing_browser_run_keeps_its_step_trace() {
     // The assertion's step is traced too (its picture before).
     assert_eq!(steps[1]["action"], "assertText");
     assert!(steps[1]["before"].is_string());
+    // report.html shows each step's pictures beside it, and the failure's
+    // picture at full width.
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    let row = |i: usize| {
+        let at = html
+            .find(&format!("data-testid=\"step-{i}-pictures\""))
+            .unwrap_or_else(|| panic!("no pictures beside step {i}"));
+        let end = at + html[at..].find("</tr>").unwrap();
+        html[at..end].to_string()
+    };
+    let first = row(1);
+    assert_eq!(
+        first.matches("data:image/jpeg;base64,").count(),
+        2,
+        "{first}"
+    );
+    assert!(
+        first.contains("<figcaption>before</figcaption>")
+            && first.contains("<figcaption>after</figcaption>")
+    );
+    assert!(row(2).contains("data:image/jpeg;base64,"));
+    let before_row = html.find("data-testid=\"step-1-pictures\"").unwrap();
+    assert!(
+        html.find("id=\"step-1\"").unwrap() < before_row
+            && before_row < html.find("id=\"step-2\"").unwrap(),
+        "the pictures sit between their step and the next"
+    );
+    assert!(
+        html.contains("<figure class=\"shot failure-shot\">"),
+        "the failure picture"
+    );
 
     // ... and none of a passing run.
     let ok = fixture_flow(

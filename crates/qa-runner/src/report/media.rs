@@ -81,6 +81,56 @@ pub(crate) fn marker_list(out: &mut String, markers: &[Marker], target: &str, wh
     out.push_str("</ol>\n");
 }
 
+/// The step trace's pictures of step `index` (`traces/trace-stepN-before.jpg`,
+/// `-after.jpg`), shown beside the step: inline while `budget` lasts (it
+/// starts at [`super::MAX_INLINE_TRACE_TOTAL`]), linked after. Nothing when the
+/// step has none.
+pub(crate) fn step_pictures(
+    out: &mut String,
+    r: &RunResult,
+    run_dir: &Path,
+    index: usize,
+    budget: &mut u64,
+) {
+    let prefix = format!("trace-step{index}-");
+    let pictures: Vec<_> = r
+        .artifacts
+        .traces
+        .iter()
+        .filter_map(|a| files::place(r, a))
+        .filter(|p| p.name.starts_with(&prefix) && p.has_ext("jpg"))
+        .collect();
+    if pictures.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"step-pictures\">");
+    for p in &pictures {
+        let label = p
+            .name
+            .trim_start_matches(&prefix)
+            .trim_end_matches(".jpg")
+            .to_string();
+        let shown = match files::read(run_dir, p, (*budget).min(MAX_INLINE_SCREENSHOT_BYTES)) {
+            Ok(b) if b.starts_with(&[0xFF, 0xD8]) && (b.len() as u64) <= *budget => {
+                *budget -= b.len() as u64;
+                format!(
+                    "<a href=\"{}\"><img src=\"data:image/jpeg;base64,{}\" alt=\"step {index} {}\" loading=\"lazy\"></a>",
+                    p.href,
+                    base64::engine::general_purpose::STANDARD.encode(&b),
+                    escape(&label)
+                )
+            }
+            _ => format!("<a href=\"{}\">{}</a>", p.href, escape(&p.name)),
+        };
+        let _ = write!(
+            out,
+            "<figure class=\"step-picture\">{shown}<figcaption>{}</figcaption></figure>",
+            escape(&label)
+        );
+    }
+    out.push_str("</div>");
+}
+
 /// The screenshots section: up to [`MAX_INLINE_SCREENSHOTS`] PNGs inline
 /// (each at most [`MAX_INLINE_SCREENSHOT_BYTES`], together at most
 /// [`MAX_INLINE_SCREENSHOTS_TOTAL`]), the rest linked.
@@ -114,7 +164,13 @@ pub(crate) fn screenshots(out: &mut String, r: &RunResult, run_dir: &Path) {
         } else {
             Err(files::Unread::TooLarge)
         };
-        out.push_str("<figure class=\"shot\">");
+        // The picture of a failure is shown at full width.
+        let failure = p.name.starts_with("failure-");
+        out.push_str(if failure {
+            "<figure class=\"shot failure-shot\">"
+        } else {
+            "<figure class=\"shot\">"
+        });
         match bytes {
             Ok(b) if b.starts_with(PNG_MAGIC) => {
                 inlined += 1;

@@ -42,6 +42,10 @@ pub const MAX_INLINE_SCREENSHOT_BYTES: u64 = 4 << 20;
 /// Bytes of screenshots inlined into one run report at most.
 pub const MAX_INLINE_SCREENSHOTS_TOTAL: u64 = 8 << 20;
 
+/// Most bytes of step-trace pictures shown beside their steps, together
+/// (the rest are linked).
+pub const MAX_INLINE_TRACE_TOTAL: u64 = 8 << 20;
+
 /// Bytes of video embedded into one run report at most; a larger video is
 /// linked.
 pub const MAX_EMBEDDED_VIDEO_BYTES: u64 = 32 << 20;

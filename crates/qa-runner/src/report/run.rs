@@ -28,7 +28,7 @@ pub fn render_run(r: &RunResult, run_dir: &Path) -> String {
     header(&mut body, r);
     selection(&mut body, r);
     blocked(&mut body, r);
-    steps(&mut body, r);
+    steps(&mut body, r, run_dir);
     media::videos(&mut body, r, run_dir);
     let replays = replay::replays(&mut body, r, run_dir);
     media::screenshots(&mut body, r, run_dir);
@@ -184,7 +184,7 @@ fn blocked(out: &mut String, r: &RunResult) {
     out.push_str("<p>Nothing was installed or reconfigured: ui-qa never changes the host itself.</p>\n</section>\n");
 }
 
-fn steps(out: &mut String, r: &RunResult) {
+fn steps(out: &mut String, r: &RunResult, run_dir: &Path) {
     let _ = writeln!(
         out,
         "<section id=\"steps\">\n<h2>Steps <span class=\"count\">{}</span></h2>",
@@ -195,8 +195,19 @@ fn steps(out: &mut String, r: &RunResult) {
         return;
     }
     out.push_str("<table class=\"steps\">\n<thead><tr><th>#</th><th>Action</th><th>Name</th><th>Status</th><th>Started</th><th>Duration</th><th>Detail</th></tr></thead>\n<tbody>\n");
+    let mut budget = super::MAX_INLINE_TRACE_TOTAL;
     for s in &r.steps {
         step_row(out, r, s);
+        // The step trace's before and after pictures, beside their step.
+        let mut pictures = String::new();
+        media::step_pictures(&mut pictures, r, run_dir, s.index, &mut budget);
+        if !pictures.is_empty() {
+            let _ = writeln!(
+                out,
+                "<tr class=\"pictures-row\" data-testid=\"step-{}-pictures\"><td></td><td colspan=\"6\">{pictures}</td></tr>",
+                s.index
+            );
+        }
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
