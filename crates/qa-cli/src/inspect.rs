@@ -227,7 +227,11 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
         }
         match &e.locator {
             Some(l) => line.push_str(&format!("  {}", locator_text(l))),
-            None => line.push_str("  (no locator finds only this element)"),
+            None if e.reference.is_some() || !e.name.is_empty() => {
+                line.push_str("  (no locator finds only this element)")
+            }
+            // An unnamed list, item or paragraph only orients.
+            None => {}
         }
         crate::console::write(format_args!("{}\n", secrets.redact(&line)));
     }

@@ -10,17 +10,36 @@ use serde::{Deserialize, Serialize};
 /// The most elements an observation lists.
 pub const MAX_ELEMENTS: usize = 500;
 
-/// A rectangle in CSS pixels (browser) or screen pixels (desktop).
+/// A rectangle in CSS pixels (browser) or screen pixels (desktop). Whole
+/// numbers are written without a fraction (`366`, not `366.0`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Bounds {
     /// Left.
+    #[serde(serialize_with = "compact_number")]
     pub x: f64,
     /// Top.
+    #[serde(serialize_with = "compact_number")]
     pub y: f64,
     /// Width.
+    #[serde(serialize_with = "compact_number")]
     pub width: f64,
     /// Height.
+    #[serde(serialize_with = "compact_number")]
     pub height: f64,
+}
+
+/// Whether a depth is the top level (left out of the JSON).
+fn is_top(depth: &usize) -> bool {
+    *depth == 0
+}
+
+/// `v` as an integer when it is a whole number that fits one.
+fn compact_number<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 /// One element of an observation.
@@ -31,7 +50,8 @@ pub struct ObservedElement {
     /// landmarks, alerts).
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
-    /// Depth in the observation's tree (0: top level).
+    /// Depth in the observation's tree (0: top level; left out at 0).
+    #[serde(default, skip_serializing_if = "is_top")]
     pub depth: usize,
     /// Role (ARIA role on the web).
     pub role: String,

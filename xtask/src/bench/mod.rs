@@ -12,7 +12,9 @@
 //! could not complete a task (or a peer could not be installed).
 //!
 //! - `web` ([`web`]): MiniWoB++-style task pages and a multi-step form
-//!   (`xtask/bench/web/`) against ui-qa, Playwright and agent-browser.
+//!   (`xtask/bench/web/`) against ui-qa, Playwright and agent-browser; and
+//!   ([`observe`]) the size of ui-qa's MCP observation against Playwright
+//!   MCP's snapshot of the same TodoMVC page.
 //! - `tui` ([`tui`]): a line flood and a 20 MB write, then a marker, against
 //!   ui-qa, tmux and node-pty + @xterm/headless (the former single `bench`).
 //! - `desktop` ([`desktop`]): an accessibility snapshot and one locator
@@ -23,6 +25,7 @@
 
 mod desktop;
 mod latency;
+mod observe;
 mod peers;
 mod report;
 mod server;
@@ -188,6 +191,7 @@ pub fn run(opts: &Options) -> bool {
     let mut ok = true;
     if opts.web {
         ok &= web::run(&ctx);
+        ok &= observe::run(&ctx);
     }
     if opts.tui {
         ok &= tui::run(&ctx);

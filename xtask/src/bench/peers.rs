@@ -1,8 +1,9 @@
 //! The peer tools: installed on first use into a cache outside the
 //! repository, `$XDG_CACHE_HOME/ui-qa-bench` (else `~/.cache/ui-qa-bench`).
 //!
-//! - `<cache>/node`: `playwright-core`, `agent-browser@0.41`, `node-pty` and
-//!   `@xterm/headless` from npm, then `npm rebuild node-pty agent-browser
+//! - `<cache>/node`: `playwright-core`, `agent-browser@0.41`, `node-pty`,
+//!   `@xterm/headless`, and for the observation-size comparison `todomvc`,
+//!   `@playwright/mcp` and `@modelcontextprotocol/sdk` from npm, then `npm rebuild node-pty agent-browser
 //!   --foreground-scripts` (npm 11 no longer runs install scripts by
 //!   default; the rebuild does: node-pty's native module, agent-browser's
 //!   native binary). The peer scripts of `xtask/bench/peers/` are copied
@@ -21,13 +22,17 @@ const NPM_PACKAGES: &[&str] = &[
     "agent-browser",
     "node-pty",
     "@xterm/headless",
+    // The observation-size comparison: the page, the peer and the client.
+    "todomvc",
+    "@playwright/mcp",
+    "@modelcontextprotocol/sdk",
 ];
 
 /// The agent-browser minor version the bench pins.
 const AGENT_BROWSER_PIN: &str = "0.41";
 
 /// The peer scripts copied into the npm directory.
-const NODE_SCRIPTS: &[&str] = &["playwright-task.mjs", "xterm-wait.mjs"];
+const NODE_SCRIPTS: &[&str] = &["playwright-task.mjs", "xterm-wait.mjs", "observe-bytes.mjs"];
 
 /// Where the peers are.
 #[derive(Debug)]

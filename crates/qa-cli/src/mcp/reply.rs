@@ -104,6 +104,34 @@ pub fn run_summary(r: &RunResult) -> Value {
 /// artifact of the run) and only the first elements that fit are returned,
 /// with `spilled: { path, elements, shown }`.
 pub fn bounded(o: &Observation, spill: impl FnOnce(&[u8]) -> Option<std::path::PathBuf>) -> Value {
+    let mut v = bounded_full(o, spill);
+    compact(&mut v);
+    v
+}
+
+/// Leaves out each element's `locator` that is just its `role` and `name`
+/// (what an agent would write from the element itself); a locator with
+/// anything else (`testId`, `nth`, `exact`) stays. An agent acts on the
+/// reference either way.
+fn compact(v: &mut Value) {
+    let Some(elements) = v["elements"].as_array_mut() else {
+        return;
+    };
+    for e in elements {
+        let plain = e["locator"].as_object().is_some_and(|l| {
+            l.len() == 2
+                && l.get("role").is_some_and(|r| Some(r) == e.get("role"))
+                && l.get("name").is_some_and(|n| Some(n) == e.get("name"))
+        });
+        if plain {
+            if let Some(o) = e.as_object_mut() {
+                o.remove("locator");
+            }
+        }
+    }
+}
+
+fn bounded_full(o: &Observation, spill: impl FnOnce(&[u8]) -> Option<std::path::PathBuf>) -> Value {
     let full = serde_json::to_vec(o).unwrap_or_default();
     if full.len() <= INLINE_BYTES && o.elements.len() <= INLINE_ELEMENTS {
         return serde_json::to_value(o).unwrap_or_default();
@@ -154,6 +182,31 @@ mod tests {
             context: None,
             locator: None,
         }
+    }
+
+    #[test]
+    fn a_locator_that_is_just_role_and_name_is_left_out() {
+        let mut named = element(1);
+        named.name = "Save".into();
+        named.locator = Some(qa_core::flow::Locator::role("button", "Save"));
+        let mut counted = element(2);
+        counted.name = String::new();
+        counted.locator = Some(qa_core::flow::Locator {
+            role: Some("button".into()),
+            nth: Some(1),
+            ..Default::default()
+        });
+        let o = Observation {
+            id: "o1".into(),
+            url: None,
+            title: None,
+            elements: vec![named, counted],
+            truncated: false,
+            screen: None,
+        };
+        let v = bounded(&o, |_| None);
+        assert!(v["elements"][0].get("locator").is_none(), "{v:#}");
+        assert_eq!(v["elements"][1]["locator"]["nth"], 1, "{v:#}");
     }
 
     #[test]

@@ -107,8 +107,9 @@ pub(crate) async fn elements(
     let test_ids = {
         let mut v = Vec::with_capacity(raw.len());
         for r in &raw {
-            v.push(match (r.backend, deadline.expired()) {
-                (Some(b), false) => test_id(page, b).await,
+            let located = r.actionable || !r.name.is_empty();
+            v.push(match (r.backend, deadline.expired(), located) {
+                (Some(b), false, true) => test_id(page, b).await,
                 _ => None,
             });
         }
@@ -135,8 +136,12 @@ pub(crate) async fn elements(
             });
             continue;
         }
-        let bounds = match (r.backend, deadline.expired()) {
-            (Some(b), false) => bounds(page, b).await,
+        // Boxes and locators for what one acts on and for named landmarks
+        // and headings; an unnamed list, item or paragraph only orients
+        // (its text is in the tree), which keeps an observation small.
+        let located = r.actionable || !r.name.is_empty();
+        let bounds = match (r.backend, deadline.expired(), r.actionable) {
+            (Some(b), false, true) => bounds(page, b).await,
             _ => None,
         };
         let reference = r.actionable.then(|| {
@@ -147,16 +152,20 @@ pub(crate) async fn elements(
         let suggested = suggest_locator(&test_ids, &roles, i);
         // Only a locator the driver resolves to exactly this one element:
         // one match, of this role, where this element is.
-        let locator = match page
-            .read::<Option<Resolved>>(&DomOp::Resolved(&suggested), deadline)
-            .await
-        {
-            Ok(Some(found))
-                if found.role.as_deref() == Some(&r.role) && same_box(&found, bounds) =>
+        let locator = if located {
+            match page
+                .read::<Option<Resolved>>(&DomOp::Resolved(&suggested), deadline)
+                .await
             {
-                Some(suggested)
+                Ok(Some(found))
+                    if found.role.as_deref() == Some(&r.role) && same_box(&found, bounds) =>
+                {
+                    Some(suggested)
+                }
+                _ => None,
             }
-            _ => None,
+        } else {
+            None
         };
         out.push(ObservedElement {
             reference,
@@ -283,7 +292,11 @@ fn walk<'a>(
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(clip),
-            states: states_of(n),
+            // A list item's level says nothing an agent needs.
+            states: states_of(n)
+                .into_iter()
+                .filter(|s| role != "listitem" || !s.starts_with("level="))
+                .collect(),
             actionable,
             joins: false,
         });
