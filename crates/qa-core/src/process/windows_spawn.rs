@@ -303,20 +303,22 @@ fn wide(s: &OsStr) -> std::io::Result<Vec<u16>> {
     Ok(w)
 }
 
-/// A process-thread attribute list with one attribute: the handles the
-/// program inherits.
-struct AttributeList {
+/// A process-thread attribute list (`STARTUPINFOEXW.lpAttributeList`):
+/// the handles a program inherits here, the pseudoconsole it runs on in the
+/// terminal driver. Deleted on drop.
+pub struct AttributeList {
     /// The list's memory (`usize` words, so it is pointer-aligned).
     memory: Vec<usize>,
 }
 
 impl AttributeList {
-    /// `handles` must outlive the list's use in `CreateProcessW`.
+    /// An initialised list with room for `count` attributes.
     #[allow(unsafe_code)]
-    fn with_handles(handles: &mut [HANDLE]) -> std::io::Result<AttributeList> {
+    pub fn new(count: u32) -> std::io::Result<AttributeList> {
         let mut size: usize = 0;
-        // SAFETY: a null list asks for the size only.
-        unsafe { InitializeProcThreadAttributeList(std::ptr::null_mut(), 1, 0, &mut size) };
+        // SAFETY: a null list asks for the size only (the call "fails"
+        // with ERROR_INSUFFICIENT_BUFFER and sets `size`).
+        unsafe { InitializeProcThreadAttributeList(std::ptr::null_mut(), count, 0, &mut size) };
         if size == 0 {
             return Err(std::io::Error::last_os_error());
         }
@@ -324,25 +326,38 @@ impl AttributeList {
             memory: vec![0usize; size.div_ceil(std::mem::size_of::<usize>())],
         };
         // SAFETY: `memory` holds at least `size` bytes, pointer-aligned.
-        if unsafe { InitializeProcThreadAttributeList(list.as_mut_ptr(), 1, 0, &mut size) } == 0 {
+        if unsafe { InitializeProcThreadAttributeList(list.as_mut_ptr(), count, 0, &mut size) } == 0
+        {
+            // Not initialised: nothing to delete.
             list.memory.clear();
             return Err(std::io::Error::last_os_error());
         }
-        // Windows refuses an empty handle list: with nothing to inherit the
-        // attribute is left out and the program inherits no handle at all
-        // (see `start_suspended`).
-        if handles.is_empty() {
-            return Ok(list);
-        }
-        // SAFETY: an initialised list with room for one attribute; the
-        // value is the array of handles and its size in bytes.
+        Ok(list)
+    }
+
+    /// Sets `attribute` (a `PROC_THREAD_ATTRIBUTE_*` value) to the `size`
+    /// bytes at `value`.
+    ///
+    /// # Safety
+    ///
+    /// `value` must be what the attribute takes (for a pseudoconsole the
+    /// `HPCON` itself, for a handle list a pointer to the handles) and stay
+    /// valid, unmoved, until the list has been used by `CreateProcessW`.
+    #[allow(unsafe_code)]
+    pub unsafe fn set(
+        &mut self,
+        attribute: usize,
+        value: *const std::ffi::c_void,
+        size: usize,
+    ) -> std::io::Result<()> {
+        // SAFETY: an initialised list; the caller vouches for `value`.
         let ok = unsafe {
             UpdateProcThreadAttribute(
-                list.as_mut_ptr(),
+                self.as_mut_ptr(),
                 0,
-                PROC_THREAD_ATTRIBUTE_HANDLE_LIST as usize,
-                handles.as_mut_ptr().cast(),
-                std::mem::size_of_val(handles),
+                attribute,
+                value,
+                size,
                 std::ptr::null_mut(),
                 std::ptr::null(),
             )
@@ -350,10 +365,32 @@ impl AttributeList {
         if ok == 0 {
             return Err(std::io::Error::last_os_error());
         }
+        Ok(())
+    }
+
+    /// A list naming the handles a program inherits (none set when
+    /// `handles` is empty: Windows refuses an empty list, and the program
+    /// then inherits nothing, see `start_suspended`). `handles` must
+    /// outlive the list's use in `CreateProcessW`.
+    #[allow(unsafe_code)]
+    fn with_handles(handles: &mut [HANDLE]) -> std::io::Result<AttributeList> {
+        let mut list = AttributeList::new(1)?;
+        if !handles.is_empty() {
+            // SAFETY: the handle-list attribute takes a pointer to the
+            // handles and their size in bytes; the caller keeps them.
+            unsafe {
+                list.set(
+                    PROC_THREAD_ATTRIBUTE_HANDLE_LIST as usize,
+                    handles.as_mut_ptr().cast(),
+                    std::mem::size_of_val(handles),
+                )?;
+            }
+        }
         Ok(list)
     }
 
-    fn as_mut_ptr(&mut self) -> LPPROC_THREAD_ATTRIBUTE_LIST {
+    /// The list, for `STARTUPINFOEXW.lpAttributeList`.
+    pub fn as_mut_ptr(&mut self) -> LPPROC_THREAD_ATTRIBUTE_LIST {
         self.memory.as_mut_ptr().cast()
     }
 }

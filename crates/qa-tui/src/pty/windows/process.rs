@@ -4,13 +4,13 @@
 //! single instruction (and so before it can start a child outside it).
 
 use super::conpty::Console;
+use qa_core::process::windows_spawn::AttributeList;
 use std::os::windows::io::{FromRawHandle, OwnedHandle};
 use windows_sys::Win32::System::Console::HPCON;
 use windows_sys::Win32::System::Threading::{
-    CreateProcessW, DeleteProcThreadAttributeList, InitializeProcThreadAttributeList, ResumeThread,
-    TerminateProcess, UpdateProcThreadAttribute, CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT,
-    EXTENDED_STARTUPINFO_PRESENT, LPPROC_THREAD_ATTRIBUTE_LIST, PROCESS_INFORMATION,
-    PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, STARTF_USESTDHANDLES, STARTUPINFOEXW,
+    CreateProcessW, ResumeThread, TerminateProcess, CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT,
+    EXTENDED_STARTUPINFO_PRESENT, PROCESS_INFORMATION, PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE,
+    STARTF_USESTDHANDLES, STARTUPINFOEXW,
 };
 
 /// What to start: all text already in the form `CreateProcessW` takes.
@@ -71,7 +71,7 @@ pub(super) fn start_suspended(
             "the pseudoconsole is closed",
         )
     })?;
-    let mut attributes = AttributeList::with_console(handle)?;
+    let mut attributes = with_console(handle)?;
     let mut startup = STARTUPINFOEXW::default();
     startup.StartupInfo.cb = std::mem::size_of::<STARTUPINFOEXW>() as u32;
     startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
@@ -116,63 +116,18 @@ pub(super) fn start_suspended(
 }
 
 /// A process-thread attribute list with one attribute: the pseudoconsole.
-struct AttributeList {
-    /// The list's memory (`usize` words, so it is pointer-aligned).
-    memory: Vec<usize>,
-}
-
-impl AttributeList {
-    #[allow(unsafe_code)]
-    fn with_console(console: HPCON) -> std::io::Result<AttributeList> {
-        let mut size: usize = 0;
-        // SAFETY: a null list asks for the size only (the call "fails"
-        // with ERROR_INSUFFICIENT_BUFFER and sets `size`).
-        unsafe { InitializeProcThreadAttributeList(std::ptr::null_mut(), 1, 0, &mut size) };
-        if size == 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let words = size.div_ceil(std::mem::size_of::<usize>());
-        let mut list = AttributeList {
-            memory: vec![0usize; words],
-        };
-        // SAFETY: `memory` holds at least `size` bytes, pointer-aligned.
-        let ok = unsafe { InitializeProcThreadAttributeList(list.as_mut_ptr(), 1, 0, &mut size) };
-        if ok == 0 {
-            // Not initialised: nothing to delete.
-            list.memory.clear();
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: an initialised list with room for one attribute. The
-        // pseudoconsole attribute's value is the HPCON itself (not a
-        // pointer to it), of the size of an HPCON.
-        let ok = unsafe {
-            UpdateProcThreadAttribute(
-                list.as_mut_ptr(),
-                0,
-                PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE as usize,
-                console as *const std::ffi::c_void,
-                std::mem::size_of::<HPCON>(),
-                std::ptr::null_mut(),
-                std::ptr::null(),
-            )
-        };
-        if ok == 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(list)
+#[allow(unsafe_code)]
+fn with_console(console: HPCON) -> std::io::Result<AttributeList> {
+    let mut list = AttributeList::new(1)?;
+    // SAFETY: the pseudoconsole attribute's value is the HPCON itself (not
+    // a pointer to it), of the size of an HPCON; the console outlives the
+    // process creation.
+    unsafe {
+        list.set(
+            PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE as usize,
+            console as *const std::ffi::c_void,
+            std::mem::size_of::<HPCON>(),
+        )?;
     }
-
-    fn as_mut_ptr(&mut self) -> LPPROC_THREAD_ATTRIBUTE_LIST {
-        self.memory.as_mut_ptr().cast()
-    }
-}
-
-impl Drop for AttributeList {
-    #[allow(unsafe_code)]
-    fn drop(&mut self) {
-        if !self.memory.is_empty() {
-            // SAFETY: an initialised list, deleted once.
-            unsafe { DeleteProcThreadAttributeList(self.as_mut_ptr()) };
-        }
-    }
+    Ok(list)
 }
