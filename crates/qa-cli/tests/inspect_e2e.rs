@@ -76,6 +76,19 @@ fn inspect(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Writes `flow` as `dir/name`, runs it (`--json`, no video) in
+/// `dir/ws` and returns the result.
+fn run_flow(dir: &std::path::Path, name: &str, flow: &Value) -> Value {
+    let f = write(dir, name, &flow.to_string());
+    let o = Command::new(bin())
+        .args(["run", "--json", "--video", "off", "--workspace"])
+        .arg(dir.join("ws"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn a_page_is_printed_as_a_tree_with_refs_and_locators() {
     let dir = tempfile::tempdir().unwrap();
@@ -127,14 +140,7 @@ fn every_suggested_locator_finds_exactly_one_element() {
             .collect();
         assert!(steps.len() >= 2, "{out}");
         let flow = serde_json::json!({ "target": { "url": &url }, "steps": steps });
-        let f = write(dir.path(), "locators.jsonc", &flow.to_string());
-        let o = Command::new(bin())
-            .args(["run", "--json", "--video", "off", "--workspace"])
-            .arg(dir.path().join("ws"))
-            .arg(&f)
-            .output()
-            .unwrap();
-        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let r = run_flow(dir.path(), "locators.jsonc", &flow);
         assert_eq!(r["status"], "PASSED", "{path}: {r:#}");
     }
 }
@@ -178,14 +184,7 @@ fn a_list_of_unnamed_controls_is_told_apart_by_its_text() {
         { "action": "assertText", "locator": { "css": ".todo-count" }, "equals": "1 item left" },
         { "action": "assertUnchecked", "locator": { "label": "Mark all as complete" } }
     ] });
-    let f = write(dir.path(), "todos.jsonc", &flow.to_string());
-    let o = Command::new(bin())
-        .args(["run", "--json", "--video", "off", "--workspace"])
-        .arg(dir.path().join("ws"))
-        .arg(&f)
-        .output()
-        .unwrap();
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = run_flow(dir.path(), "todos.jsonc", &flow);
     assert_eq!(r["status"], "PASSED", "{r:#}");
     // The printed tree shows the text and the item each control is in.
     let (code, out, err) = inspect(&[&url]);
