@@ -14,6 +14,10 @@ use qa_runner::runner::interactive::{Interactive, On, SessionConfig, SessionErro
 /// How long opening and reading the page may take.
 const INSPECT_TIMEOUT_MS: u64 = 60_000;
 
+/// How long an application's tree may take to settle after its window
+/// shows.
+const APP_SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How to inspect: the kind of command, the output, and what to do before
 /// reading the target.
 pub struct How {
@@ -93,6 +97,7 @@ async fn inspect(
 ) -> u8 {
     let secrets = config.secrets.clone();
     let drivers = crate::drivers::all();
+    let app = target.get("application").is_some();
     let mut session = match Interactive::start(&drivers, target, config).await {
         Ok(s) => s,
         Err(SessionError::NotOpened(r)) => {
@@ -140,11 +145,36 @@ async fn inspect(
             }
         }
     }
-    let observed = session.observe().await;
+    let mut observed = session.observe().await;
+    if app {
+        // An application fills its tree after its window shows (GTK 4
+        // registers a window's buttons after its labels): read again until
+        // two reads in a row list as many elements, for at most a few
+        // seconds.
+        let until = std::time::Instant::now() + APP_SETTLE;
+        while std::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let again = session.observe().await;
+            let same = matches!((&observed, &again), (Ok(a), Ok(b)) if a.elements.len() == b.elements.len());
+            observed = again;
+            if same {
+                break;
+            }
+        }
+    }
     let _ = session.abort().await;
     match observed {
         Ok(mut o) => {
             o.id = "inspect".into();
+            // The session numbers references across its reads; what is
+            // printed is one observation, numbered from @e1.
+            let mut n = 0;
+            for e in &mut o.elements {
+                if e.reference.is_some() {
+                    n += 1;
+                    e.reference = Some(format!("@e{n}"));
+                }
+            }
             print(&o, json, &secrets);
             exit::PASSED
         }

@@ -292,6 +292,31 @@ fn a_terminal_program_is_printed_as_its_screen_with_secrets_masked() {
     assert_eq!(v["screen"]["cursorCol"], 2);
 }
 
+/// A GTK 4 application whose buttons register after its window shows:
+/// `inspect --app` reads until its tree settles and lists them.
+#[test]
+fn a_gtk4_calculator_is_listed_with_its_buttons() {
+    let (code, out, err) = inspect(&[
+        "--app",
+        "--virtual-display",
+        "--json",
+        "--",
+        "gnome-calculator",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let buttons: Vec<&str> = v["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ref"].is_string() && e["role"] == "push button")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    for digit in ["0 0", "1 1", "2 2", "9 9", "+ +", "= ="] {
+        assert!(buttons.contains(&digit), "{digit:?} not in {buttons:?}");
+    }
+}
+
 #[test]
 fn a_desktop_app_is_printed_with_refs_and_locators_that_resolve() {
     let app = common::root().join("tests/fixtures/desktop/fixture_app.py");
