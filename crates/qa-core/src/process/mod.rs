@@ -434,7 +434,10 @@ impl ProcessOwner {
     ) -> std::io::Result<windows_spawn::OwnedChild> {
         let suspended = windows_spawn::start_suspended(cmd)?;
         self.platform.register(suspended.pid, label, None);
-        suspended.resume()
+        let pid = suspended.pid;
+        suspended
+            .resume()
+            .map(|process| windows_spawn::OwnedChild::new(pid, process))
     }
 
     /// Registers a process that leads its own session (it called `setsid`,

@@ -111,6 +111,10 @@ pub struct OwnedChild {
 }
 
 impl OwnedChild {
+    pub(super) fn new(pid: u32, process: OwnedHandle) -> OwnedChild {
+        OwnedChild { pid, process }
+    }
+
     /// Its process id.
     pub fn id(&self) -> u32 {
         self.pid
@@ -232,26 +236,32 @@ pub(super) fn start_suspended(cmd: FdCommand) -> std::io::Result<Suspended> {
             OwnedHandle::from_raw_handle(info.hThread as RawHandle),
         )
     };
-    Ok(Suspended {
-        pid: info.dwProcessId,
-        process,
-        thread,
-    })
+    Ok(Suspended::new(info.dwProcessId, process, thread))
 }
 
-/// A created program that has not run yet.
-pub(super) struct Suspended {
+/// A program created with `CREATE_SUSPENDED` that has not run yet (also
+/// the terminal driver's program on a pseudoconsole).
+pub struct Suspended {
     /// Its process id.
-    pub(super) pid: u32,
+    pub pid: u32,
     process: OwnedHandle,
     thread: OwnedHandle,
 }
 
 impl Suspended {
-    /// Lets it run. If it cannot, it is ended through its handle (ours,
-    /// and it never ran).
+    /// The process and primary thread `CreateProcessW` returned.
+    pub fn new(pid: u32, process: OwnedHandle, thread: OwnedHandle) -> Suspended {
+        Suspended {
+            pid,
+            process,
+            thread,
+        }
+    }
+
+    /// Lets it run; hands back its process handle. If it cannot run, it is
+    /// ended through its handle (ours, and it never ran).
     #[allow(unsafe_code)]
-    pub(super) fn resume(self) -> std::io::Result<OwnedChild> {
+    pub fn resume(self) -> std::io::Result<OwnedHandle> {
         // SAFETY: the primary thread handle of a process we created.
         if unsafe { ResumeThread(self.thread.as_raw_handle() as HANDLE) } == u32::MAX {
             let e = std::io::Error::last_os_error();
@@ -259,10 +269,7 @@ impl Suspended {
             unsafe { TerminateProcess(self.process.as_raw_handle() as HANDLE, 1) };
             return Err(e);
         }
-        Ok(OwnedChild {
-            pid: self.pid,
-            process: self.process,
-        })
+        Ok(self.process)
     }
 }
 

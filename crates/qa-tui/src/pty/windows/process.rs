@@ -4,13 +4,12 @@
 //! single instruction (and so before it can start a child outside it).
 
 use super::conpty::Console;
-use qa_core::process::windows_spawn::AttributeList;
+use qa_core::process::windows_spawn::{AttributeList, Suspended};
 use std::os::windows::io::{FromRawHandle, OwnedHandle};
 use windows_sys::Win32::System::Console::HPCON;
 use windows_sys::Win32::System::Threading::{
-    CreateProcessW, ResumeThread, TerminateProcess, CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT,
-    EXTENDED_STARTUPINFO_PRESENT, PROCESS_INFORMATION, PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE,
-    STARTF_USESTDHANDLES, STARTUPINFOEXW,
+    CreateProcessW, CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT, EXTENDED_STARTUPINFO_PRESENT,
+    PROCESS_INFORMATION, PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, STARTF_USESTDHANDLES, STARTUPINFOEXW,
 };
 
 /// What to start: all text already in the form `CreateProcessW` takes.
@@ -23,33 +22,6 @@ pub(super) struct Launch {
     pub(super) environment: Vec<u16>,
     /// The working directory, NUL-terminated UTF-16.
     pub(super) cwd: Vec<u16>,
-}
-
-/// A started, still suspended program.
-pub(super) struct Suspended {
-    /// Its process id.
-    pub(super) pid: u32,
-    /// Its process handle (waits, exit code).
-    process: OwnedHandle,
-    thread: OwnedHandle,
-}
-
-impl Suspended {
-    /// Lets the program run; hands back its process handle. If it cannot
-    /// run, the process (ours, never run) is ended through its handle.
-    #[allow(unsafe_code)]
-    pub(super) fn resume(self) -> std::io::Result<OwnedHandle> {
-        // SAFETY: the primary thread handle of a process we created.
-        let previous = unsafe { ResumeThread(super::pipes::raw(&self.thread)) };
-        if previous == u32::MAX {
-            let e = std::io::Error::last_os_error();
-            // SAFETY: the handle of the process we created; it is closed
-            // when `self` drops.
-            unsafe { TerminateProcess(super::pipes::raw(&self.process), 1) };
-            return Err(e);
-        }
-        Ok(self.process)
-    }
 }
 
 /// Starts `launch` suspended, attached to `console`, with no standard
@@ -108,11 +80,7 @@ pub(super) fn start_suspended(
             OwnedHandle::from_raw_handle(info.hThread),
         )
     };
-    Ok(Suspended {
-        pid: info.dwProcessId,
-        process,
-        thread,
-    })
+    Ok(Suspended::new(info.dwProcessId, process, thread))
 }
 
 /// A process-thread attribute list with one attribute: the pseudoconsole.
