@@ -77,8 +77,9 @@ pub(crate) enum Command {
     /// landmarks, lists and text, and the flow locator that finds each
     /// element (checked against the page). A terminal program (`ui-qa inspect -- CMD ARGS…`):
     /// its screen once it is stable, cursor and modes. A desktop
-    /// application (`ui-qa inspect --app -- CMD ARGS…`): its controls with
-    /// references and locators, windows and labels. Keeps no run;
+    /// application (`ui-qa inspect --app -- CMD ARGS…`): every control one
+    /// acts on, buttons first, with references and locators, then the
+    /// window as a tree of controls, labels and menus. Keeps no run;
     /// everything started is ended. Exit 0, 1 when the target cannot be
     /// read, 2 for a bad invocation, 3 when blocked.
     Inspect {

@@ -5,7 +5,7 @@
 
 use crate::exit;
 use qa_core::driver::RunOptions;
-use qa_core::observe::{locator_text, Observation};
+use qa_core::observe::{locator_text, Observation, ObservedElement};
 use qa_core::recording::RecordMode;
 use qa_core::result::RunStatus;
 use qa_core::Secrets;
@@ -166,16 +166,8 @@ async fn inspect(
     match observed {
         Ok(mut o) => {
             o.id = "inspect".into();
-            // The session numbers references across its reads; what is
-            // printed is one observation, numbered from @e1.
-            let mut n = 0;
-            for e in &mut o.elements {
-                if e.reference.is_some() {
-                    n += 1;
-                    e.reference = Some(format!("@e{n}"));
-                }
-            }
-            print(&o, json, &secrets);
+            renumber(&mut o);
+            print(&o, json, &secrets, app);
             exit::PASSED
         }
         Err(e) => {
@@ -185,7 +177,93 @@ async fn inspect(
     }
 }
 
-fn print(o: &Observation, json: bool, secrets: &Secrets) {
+/// The number of a reference (`@e12` → 12).
+fn ref_number(r: &str) -> Option<u64> {
+    r.strip_prefix("@e").and_then(|n| n.parse().ok())
+}
+
+/// The session numbers references across its reads; what is printed is
+/// one observation, numbered from `@e1` in the order the driver gave
+/// (a desktop driver numbers buttons first).
+fn renumber(o: &mut Observation) {
+    let mut numbered: Vec<(u64, usize)> = o
+        .elements
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| Some((ref_number(e.reference.as_deref()?)?, k)))
+        .collect();
+    numbered.sort_unstable();
+    for (n, (_, k)) in numbered.into_iter().enumerate() {
+        o.elements[k].reference = Some(format!("@e{}", n + 1));
+    }
+}
+
+/// One element as a line: reference, role, name, value, states, context
+/// and, with `locator`, the flow locator that finds it.
+fn element_line(e: &ObservedElement, indent: usize, locator: bool) -> String {
+    let mut line = "  ".repeat(indent);
+    if let Some(r) = &e.reference {
+        line.push_str(r);
+        line.push(' ');
+    }
+    line.push_str(&e.role);
+    if !e.name.is_empty() {
+        line.push_str(&format!(" {:?}", e.name));
+    }
+    if let Some(v) = &e.value {
+        line.push_str(&format!(" = {v:?}"));
+    }
+    if !e.states.is_empty() {
+        line.push_str(&format!(" [{}]", e.states.join(", ")));
+    }
+    if let Some(c) = &e.context {
+        line.push_str(&format!(" (in {c:?})"));
+    }
+    if !locator {
+        return line;
+    }
+    match &e.locator {
+        Some(l) => line.push_str(&format!("  {}", locator_text(l))),
+        None if e.reference.is_some() || !e.name.is_empty() => {
+            line.push_str("  (no locator finds only this element)")
+        }
+        // An unnamed list, item or paragraph only orients.
+        None => {}
+    }
+    line
+}
+
+/// An application: every element one acts on, by reference (buttons
+/// first), with its locator; then the window as a tree, where those
+/// elements appear by reference among the labels and menus around them.
+fn print_app(o: &Observation, secrets: &Secrets) {
+    let mut acting: Vec<(u64, &ObservedElement)> = o
+        .elements
+        .iter()
+        .filter_map(|e| Some((ref_number(e.reference.as_deref()?)?, e)))
+        .collect();
+    acting.sort_unstable_by_key(|(n, _)| *n);
+    let mut out = String::new();
+    if !acting.is_empty() {
+        out.push_str(&format!(
+            "{} element(s) to act on, buttons first:\n",
+            acting.len()
+        ));
+        for (_, e) in &acting {
+            out.push_str(&element_line(e, 1, true));
+            out.push('\n');
+        }
+        out.push_str("the window, in tree order:\n");
+    }
+    for e in &o.elements {
+        let acts = e.reference.is_some();
+        out.push_str(&element_line(e, e.depth, !acts));
+        out.push('\n');
+    }
+    crate::console::write(format_args!("{}", secrets.redact(&out)));
+}
+
+fn print(o: &Observation, json: bool, secrets: &Secrets, app: bool) {
     if json {
         let mut v = serde_json::to_value(o).expect("observation serializes");
         secrets.redact_json(&mut v);
@@ -223,47 +301,10 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
         crate::console::write(format_args!("{}", secrets.redact(&out)));
         return;
     }
-    if let Some(u) = &o.url {
-        let title = o.title.as_deref().unwrap_or("");
-        crate::console::write(format_args!(
-            "{}\n",
-            secrets.redact(&format!("page {u} {title:?}"))
-        ));
-    }
-    for e in &o.elements {
-        let mut line = "  ".repeat(e.depth);
-        // Text the page shows: the words only.
-        if e.role == "text" && e.reference.is_none() {
-            line.push_str(&format!("{:?}", e.name));
-            crate::console::write(format_args!("{}\n", secrets.redact(&line)));
-            continue;
-        }
-        if let Some(r) = &e.reference {
-            line.push_str(r);
-            line.push(' ');
-        }
-        line.push_str(&e.role);
-        if !e.name.is_empty() {
-            line.push_str(&format!(" {:?}", e.name));
-        }
-        if let Some(v) = &e.value {
-            line.push_str(&format!(" = {v:?}"));
-        }
-        if !e.states.is_empty() {
-            line.push_str(&format!(" [{}]", e.states.join(", ")));
-        }
-        if let Some(c) = &e.context {
-            line.push_str(&format!(" (in {c:?})"));
-        }
-        match &e.locator {
-            Some(l) => line.push_str(&format!("  {}", locator_text(l))),
-            None if e.reference.is_some() || !e.name.is_empty() => {
-                line.push_str("  (no locator finds only this element)")
-            }
-            // An unnamed list, item or paragraph only orients.
-            None => {}
-        }
-        crate::console::write(format_args!("{}\n", secrets.redact(&line)));
+    if app {
+        print_app(o, secrets);
+    } else {
+        print_page(o, secrets);
     }
     if o.truncated {
         crate::console::write(format_args!(
@@ -273,5 +314,25 @@ fn print(o: &Observation, json: bool, secrets: &Secrets) {
     }
     if o.elements.is_empty() {
         crate::console::write(format_args!("(no element to act on or orient by)\n"));
+    }
+}
+
+/// A page: its elements and text in tree order.
+fn print_page(o: &Observation, secrets: &Secrets) {
+    if let Some(u) = &o.url {
+        let title = o.title.as_deref().unwrap_or("");
+        crate::console::write(format_args!(
+            "{}\n",
+            secrets.redact(&format!("page {u} {title:?}"))
+        ));
+    }
+    for e in &o.elements {
+        // Text the page shows: the words only.
+        let line = if e.role == "text" && e.reference.is_none() {
+            format!("{}{:?}", "  ".repeat(e.depth), e.name)
+        } else {
+            element_line(e, e.depth, true)
+        };
+        crate::console::write(format_args!("{}\n", secrets.redact(&line)));
     }
 }

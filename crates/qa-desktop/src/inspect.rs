@@ -3,11 +3,15 @@
 //! check boxes, …, each with a reference) and what orients (windows,
 //! dialogs, labels, menus), in tree order, each with its states, its box
 //! and a flow locator checked to resolve to exactly that element.
+//! References are numbered buttons first (see [`action_rank`]), so `@e1`
+//! is the first button of the window, not whatever control the toolkit
+//! registered first.
 
 use crate::codes::DesktopCode;
 use crate::node::{format_value, Fields, Node, State};
 use crate::platform::DesktopPlatform;
 use crate::resolve::{resolve_once, Resolved};
+use crate::roles::{NativeRole, Role};
 use qa_core::observe::{
     suggest_locator_for, Bounds, LocatorStyle, Observation, ObservedElement, MAX_ELEMENTS,
 };
@@ -36,6 +40,42 @@ fn listed_states<E>(n: &Node<E>) -> Vec<String> {
         .map(|(_, name)| name.to_string())
         .chain((!s.has(State::Enabled)).then(|| "disabled".to_string()))
         .collect()
+}
+
+/// Where an actionable role comes in the numbering of references:
+/// buttons first, then what toggles (check boxes, radio buttons,
+/// switches), what takes a value (fields, spin buttons, combo boxes,
+/// sliders), what navigates (menu items, tabs, links), and the items of
+/// lists, trees and tables last.
+pub fn action_rank(role: NativeRole) -> u8 {
+    const RANKS: &[&[Role]] = &[
+        &[Role::Button, Role::Toggle],
+        &[Role::Checkbox, Role::Radio, Role::Switch],
+        &[
+            Role::Textbox,
+            Role::SpinButton,
+            Role::Combobox,
+            Role::Slider,
+        ],
+        &[Role::MenuItem, Role::Tab, Role::Link],
+        &[Role::ListItem, Role::TreeItem, Role::Cell],
+    ];
+    RANKS
+        .iter()
+        .position(|roles| roles.iter().any(|r| role.is(*r)))
+        .unwrap_or(RANKS.len()) as u8
+}
+
+/// The reference number (from 1) of each shown node that is actionable:
+/// ordered by [`action_rank`], then by tree order.
+fn reference_numbers<E>(nodes: &[Node<E>], order: &[(usize, usize, bool)]) -> Vec<Option<usize>> {
+    let mut acting: Vec<usize> = (0..order.len()).filter(|k| order[*k].2).collect();
+    acting.sort_by_key(|k| (action_rank(nodes[order[*k].0].view.role), *k));
+    let mut numbers = vec![None; order.len()];
+    for (n, k) in acting.into_iter().enumerate() {
+        numbers[k] = Some(n + 1);
+    }
+    numbers
 }
 
 /// The shown nodes in tree order: `(index, depth, actionable)`; and whether
@@ -104,8 +144,8 @@ pub async fn elements<P: DesktopPlatform + ?Sized>(
             )
         })
         .collect();
+    let numbers = reference_numbers(&nodes, &order);
     let mut out = Vec::with_capacity(order.len());
-    let mut next_ref = 1;
     for (k, (i, depth, actionable)) in order.iter().enumerate() {
         let n = &nodes[*i];
         let suggested = suggest_locator_for(LocatorStyle::Desktop, &ids, &roles, k);
@@ -117,11 +157,7 @@ pub async fn elements<P: DesktopPlatform + ?Sized>(
                 _ => None,
             }
         };
-        let reference = actionable.then(|| {
-            let s = format!("@e{next_ref}");
-            next_ref += 1;
-            s
-        });
+        let reference = numbers[k].map(|n| format!("@e{n}"));
         out.push(ObservedElement {
             reference,
             depth: *depth,
@@ -176,5 +212,40 @@ mod tests {
         assert_eq!(order, [(1, 0, false), (3, 1, true), (4, 1, false)]);
         nodes[3].states = Some(States::new([State::Focused], vec!["focused"]));
         assert_eq!(listed_states(&nodes[3]), ["focused", "disabled"]);
+    }
+
+    #[test]
+    fn references_are_numbered_buttons_first_then_in_tree_order() {
+        let mut nodes = vec![
+            node("frame", "Main", None, &[]),
+            node("list item", "Apple", Some(0), &[0]),
+            node("text", "Name", Some(0), &[1]),
+            node("check box", "Subscribe", Some(0), &[2]),
+            node("push button", "Copy", Some(0), &[3]),
+            node("label", "Hint", Some(0), &[4]),
+            node("toggle button", "Bold", Some(0), &[5]),
+            node("menu item", "Open", Some(0), &[6]),
+        ];
+        nodes[0].child_idx = (1..8).collect();
+        let (order, _) = shown(&nodes);
+        let numbers = reference_numbers(&nodes, &order);
+        let by_name: Vec<(&str, Option<usize>)> = order
+            .iter()
+            .zip(&numbers)
+            .map(|((i, _, _), n)| (nodes[*i].view.name.as_str(), *n))
+            .collect();
+        assert_eq!(
+            by_name,
+            [
+                ("Main", None),
+                ("Apple", Some(6)),
+                ("Name", Some(4)),
+                ("Subscribe", Some(3)),
+                ("Copy", Some(1)),
+                ("Hint", None),
+                ("Bold", Some(2)),
+                ("Open", Some(5)),
+            ]
+        );
     }
 }
