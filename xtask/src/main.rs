@@ -40,7 +40,7 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
         "desktop fixture app (GTK via Debian's python3)",
     ),
     ("gir1.2-gtk-3.0", "desktop fixture app (GTK 3 typelib)"),
-    ("xterm", "desktop tests (an app without AT-SPI)"),
+    ("xterm", "native-terminal tests (the owned terminal window) and desktop tests (an app without AT-SPI)"),
     (
         "qtbase5-examples",
         "desktop tests (a Qt 5 widgets calculator)",

@@ -8,10 +8,8 @@ use std::sync::Arc;
 
 /// Every driver, preferred first within each target kind.
 pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
-    let mut v: Vec<Arc<dyn SurfaceDriver>> = vec![
-        Arc::new(qa_web::WebDriver::new()),
-        Arc::new(qa_tui::TuiDriver::new()),
-    ];
+    let mut v: Vec<Arc<dyn SurfaceDriver>> =
+        vec![Arc::new(qa_web::WebDriver::new()), Arc::new(tui())];
     // Desktop: the host's own platform driver first.
     let desktop: Vec<Arc<dyn SurfaceDriver>> = vec![
         Arc::new(qa_linux::LinuxDesktopDriver::new()),
@@ -24,6 +22,19 @@ pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
     v.append(&mut native);
     v.append(&mut other);
     v
+}
+
+/// The terminal driver; where this OS has a window host, with the
+/// `native-terminal` presentation, whose window runs this binary as its
+/// bridge.
+fn tui() -> qa_tui::TuiDriver {
+    let d = qa_tui::TuiDriver::new();
+    match (qa_linux::window_host(), std::env::current_exe()) {
+        (Some(host), Ok(bridge)) => {
+            d.with_native_terminal(qa_tui::native::NativeSupport { host, bridge })
+        }
+        _ => d,
+    }
 }
 
 /// One driver's line in `ui-qa capabilities`.

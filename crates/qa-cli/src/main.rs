@@ -46,6 +46,11 @@ use cli::{Cli, Command};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Started as a native terminal's bridge (by the terminal window a run
+    // owns): only that, no command line.
+    if let Some(code) = qa_tui::native::bridge::main_if_requested() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

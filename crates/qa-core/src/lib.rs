@@ -68,3 +68,4 @@ pub use mismatch::{ElementCandidate, Mismatch};
 pub use secrets::Secrets;
 pub mod placeholder;
 pub mod video;
+pub mod window;

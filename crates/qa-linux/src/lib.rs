@@ -82,4 +82,19 @@ mod driver;
 mod imp;
 
 pub use driver::{unsupported, LinuxDesktopDriver, DRIVER_ID};
+
+/// Where programs another driver owns show their windows (the terminal
+/// driver's `native-terminal` presentation): X11, the host's display or an
+/// owned Xvfb under `--virtual-display`, with exact window capture and
+/// video. `None` off Linux.
+pub fn window_host() -> Option<std::sync::Arc<dyn qa_core::window::WindowHost>> {
+    #[cfg(target_os = "linux")]
+    {
+        Some(std::sync::Arc::new(imp::X11Host))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
 pub use qa_desktop::DesktopCode;

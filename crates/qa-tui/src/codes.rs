@@ -17,8 +17,14 @@ qa_core::error_codes! {
         LaunchCwdMissing = "tui.launch.cwd_missing",
         /// Starting the program in the PTY failed for another reason.
         LaunchFailed = "tui.launch.failed",
-        /// Presentation `native-terminal` is not implemented by this build; the run is BLOCKED.
+        /// Presentation `native-terminal` cannot run here (no display, no supported terminal emulator, no window host on this OS, or no bridge program); the run is BLOCKED.
         NativeTerminalUnavailable = "tui.presentation.native_terminal_unavailable",
+        /// The terminal window of `native-terminal` did not start, show its window or connect its bridge in time.
+        NativeTerminalStart = "tui.native_terminal.start",
+        /// The terminal window's pixels could not be captured.
+        NativeTerminalCapture = "tui.native_terminal.capture",
+        /// `resize` in native-terminal presentation: the window's size is the flow's viewport for the whole run.
+        NativeTerminalResize = "tui.native_terminal.resize",
         /// The PTY driver does not run on this operating system; the run is BLOCKED.
         PlatformUnsupported = "tui.platform.unsupported",
         /// A pseudo-terminal could not be opened (check /dev/ptmx and /dev/pts).
@@ -69,6 +75,9 @@ mod tests {
                 "tui.launch.cwd_missing",
                 "tui.launch.failed",
                 "tui.presentation.native_terminal_unavailable",
+                "tui.native_terminal.start",
+                "tui.native_terminal.capture",
+                "tui.native_terminal.resize",
                 "tui.platform.unsupported",
                 "tui.pty.open_failed",
                 "tui.pty.resize_failed",

@@ -42,6 +42,7 @@ pub mod render;
 pub mod replay;
 pub mod screen;
 
+pub mod native;
 mod pty;
 mod pump;
 mod session;
@@ -65,21 +66,13 @@ pub const DRIVER_ID: DriverId = DriverId {
     name: "pty",
 };
 
-/// The missing capability reported for `presentation: "native-terminal"`.
-pub fn native_terminal_missing() -> MissingCapability {
-    MissingCapability {
-        id: "native-terminal".into(),
-        reason: "presentation \"native-terminal\" (the PTY mirrored into an owned, real terminal window for pixel evidence) is not implemented by this ui-qa build".into(),
-        remediation: "use presentation \"pty\" (the default) for terminal-state evidence, or run the flow where a ui-qa build with native-terminal support and a controllable terminal window is available; see `ui-qa guide --backend tui --topic native-terminal`".into(),
-    }
-}
-
 /// The guide topic for flow authors using this driver.
 pub const GUIDE_TOPIC: &str = "pty";
 
 /// The PTY terminal driver.
 pub struct TuiDriver {
     info: DriverInfo,
+    native: Option<native::NativeSupport>,
 }
 
 impl Default for TuiDriver {
@@ -103,9 +96,22 @@ impl TuiDriver {
                     step_targets: false,
                 },
             },
+            native: None,
         }
     }
+
+    /// The driver with `presentation: "native-terminal"`: `support` gives
+    /// the display the terminal window shows on and the bridge program the
+    /// window runs. Without it, such a flow is BLOCKED.
+    pub fn with_native_terminal(mut self, support: native::NativeSupport) -> TuiDriver {
+        self.native = Some(support);
+        self
+    }
 }
+
+/// How long opening the terminal window may take.
+#[cfg(unix)]
+const NATIVE_OPEN_MS: u64 = 30_000;
 
 #[async_trait::async_trait]
 impl SurfaceDriver for TuiDriver {
@@ -137,7 +143,7 @@ impl SurfaceDriver for TuiDriver {
             .collect()
     }
 
-    async fn probe(&self, flow: &Flow, host: &Host, _options: &RunOptions) -> Probe {
+    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
         let mut present = Vec::new();
         let mut missing = Vec::new();
         let mut presentation = "pty";
@@ -149,7 +155,10 @@ impl SurfaceDriver for TuiDriver {
             Ok(t) => {
                 if t.presentation == Some(Presentation::NativeTerminal) {
                     presentation = "native-terminal";
-                    missing.push(native_terminal_missing());
+                    match native::probe(self.native.as_ref(), options) {
+                        Ok((found, _, _)) => present.extend(found),
+                        Err(m) => missing.extend(m),
+                    }
                 }
             }
             Err(e) => missing.push(MissingCapability {
@@ -188,20 +197,73 @@ impl SurfaceDriver for TuiDriver {
         flow: &Flow,
         ctx: SessionContext,
     ) -> Result<Box<dyn SurfaceSession>, DriverError> {
-        let plan = launch::plan(flow)?;
-        if plan.presentation == Presentation::NativeTerminal {
-            return Err(DriverError::blocked(
-                TuiCode::NativeTerminalUnavailable,
-                native_terminal_missing(),
+        let mut plan = launch::plan(flow)?;
+        if plan.presentation != Presentation::NativeTerminal {
+            return Ok(Box::new(
+                session::TuiSession::launch(&plan, ctx, None).await?,
             ));
         }
-        open_pty(&plan, ctx).await
+        let window = self.open_window(&mut plan, &ctx).await?;
+        Ok(Box::new(
+            session::TuiSession::launch(&plan, ctx, Some(window)).await?,
+        ))
     }
 }
 
-async fn open_pty(
-    plan: &launch::LaunchPlan,
-    ctx: SessionContext,
-) -> Result<Box<dyn SurfaceSession>, DriverError> {
-    Ok(Box::new(session::TuiSession::launch(plan, ctx).await?))
+impl TuiDriver {
+    /// Opens the owned terminal window a native-terminal session shows in,
+    /// before its program starts (so the window sees every byte); the
+    /// plan takes the window's size.
+    #[cfg(unix)]
+    async fn open_window(
+        &self,
+        plan: &mut launch::LaunchPlan,
+        ctx: &SessionContext,
+    ) -> Result<session::OpenWindow, DriverError> {
+        let (_, provider, program) =
+            native::probe(self.native.as_ref(), &ctx.options).map_err(|m| {
+                DriverError::blocked(
+                    TuiCode::NativeTerminalUnavailable,
+                    m.into_iter()
+                        .next()
+                        .expect("a probe error names what is missing"),
+                )
+            })?;
+        let support = self.native.as_ref().expect("the probe found support");
+        let deadline = qa_core::Deadline::after_ms(NATIVE_OPEN_MS).min(ctx.flow_deadline);
+        let screen = support.host.open(ctx, deadline).await?;
+        let name = std::path::Path::new(&plan.argv[0])
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (window, stream) = native::window::open(
+            provider,
+            &program,
+            &support.bridge,
+            screen,
+            ctx,
+            (plan.cols, plan.rows),
+            &format!("ui-qa: {name}"),
+            deadline,
+        )
+        .await?;
+        if window.cols > 0 && window.rows > 0 {
+            plan.cols = window.cols;
+            plan.rows = window.rows;
+        }
+        Ok(session::OpenWindow { window, stream })
+    }
+
+    #[cfg(not(unix))]
+    async fn open_window(
+        &self,
+        _plan: &mut launch::LaunchPlan,
+        ctx: &SessionContext,
+    ) -> Result<session::OpenWindow, DriverError> {
+        let m = native::probe(self.native.as_ref(), &ctx.options)
+            .err()
+            .and_then(|m| m.into_iter().next())
+            .expect("native-terminal is missing off Unix");
+        Err(DriverError::blocked(TuiCode::NativeTerminalUnavailable, m))
+    }
 }

@@ -263,11 +263,38 @@ pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
     model.take_replies()
 }
 
+/// Where the program's output goes besides the model: nowhere, or a real
+/// terminal window, which then answers the program's queries itself (the
+/// model's answers are dropped, so the program gets one answer, the
+/// window's).
+pub enum Tee {
+    /// `pty` presentation: the model answers.
+    None,
+    /// `native-terminal`: every chunk is copied to the window.
+    #[cfg(unix)]
+    Window(crate::native::window::Mirror),
+}
+
+impl Tee {
+    fn output(&self, _bytes: &[u8]) {
+        match self {
+            Tee::None => {}
+            #[cfg(unix)]
+            Tee::Window(m) => m.send(_bytes),
+        }
+    }
+
+    fn answers(&self) -> bool {
+        matches!(self, Tee::None)
+    }
+}
+
 /// Runs the pump until the PTY reaches end of output.
 pub async fn run_pump(
     shared: Arc<Shared>,
     mut pty: pty::Output,
     writer: mpsc::UnboundedSender<WriterMsg>,
+    tee: Tee,
 ) {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
@@ -283,7 +310,9 @@ pub async fn run_pump(
                     }
                     m.take_replies()
                 };
-                send_replies(&writer, replies);
+                if tee.answers() {
+                    send_replies(&writer, replies);
+                }
                 shared.bump();
                 continue;
             }
@@ -299,8 +328,11 @@ pub async fn run_pump(
                         _ => break,
                     }
                 }
+                tee.output(&buf[..n]);
                 let replies = feed(&mut shared.model(), &buf[..n]);
-                send_replies(&writer, replies);
+                if tee.answers() {
+                    send_replies(&writer, replies);
+                }
                 shared.bump();
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,

@@ -48,13 +48,29 @@ pub struct TuiSession {
     pump: JoinHandle<()>,
     changes: watch::Receiver<u64>,
     program: String,
+    /// `native-terminal`: the real window the output is mirrored to.
+    native: Option<crate::native::NativeParts>,
 }
+
+/// A terminal window opened for a session, ready for its program.
+#[cfg(unix)]
+pub(crate) struct OpenWindow {
+    /// The window.
+    pub window: crate::native::window::NativeWindow,
+    /// The connection to its bridge.
+    pub stream: tokio::net::UnixStream,
+}
+
+/// No terminal window off Unix.
+#[cfg(not(unix))]
+pub(crate) enum OpenWindow {}
 
 impl TuiSession {
     /// Spawns the planned program in a new PTY and starts the pump.
     pub(crate) async fn launch(
         plan: &LaunchPlan,
         ctx: SessionContext,
+        window: Option<OpenWindow>,
     ) -> Result<TuiSession, DriverError> {
         let spawned = pty::spawn(plan, &ctx.processes).await?;
         let name = std::path::Path::new(&plan.argv[0])
@@ -69,8 +85,39 @@ impl TuiSession {
         );
         let (tx, rx) = mpsc::unbounded_channel();
         let writer_task = tokio::spawn(pump::run_writer(spawned.input, rx));
-        let pump_task = tokio::spawn(pump::run_pump(shared.clone(), spawned.output, tx.clone()));
-        let exit_task = tokio::spawn(pump::run_exit_watch(shared.clone(), spawned.child));
+        let mut tasks = vec![writer_task];
+        let (tee, native) = match window {
+            None => (pump::Tee::None, None),
+            #[cfg(unix)]
+            Some(OpenWindow { window, stream }) => {
+                let to_program = tx.clone();
+                let (mirror, copies) = crate::native::window::start_mirror(stream, move |b| {
+                    let _ = to_program.send(WriterMsg::Bytes(b, None));
+                });
+                tasks.extend(copies);
+                let video = Some(window.screen.record(&ctx, window.pid));
+                (
+                    pump::Tee::Window(mirror.clone()),
+                    Some(crate::native::NativeParts {
+                        window,
+                        mirror,
+                        video,
+                    }),
+                )
+            }
+            #[cfg(not(unix))]
+            Some(w) => match w {},
+        };
+        let pump_task = tokio::spawn(pump::run_pump(
+            shared.clone(),
+            spawned.output,
+            tx.clone(),
+            tee,
+        ));
+        tasks.push(tokio::spawn(pump::run_exit_watch(
+            shared.clone(),
+            spawned.child,
+        )));
         let changes = shared.subscribe();
         Ok(TuiSession {
             shared,
@@ -78,10 +125,11 @@ impl TuiSession {
             pid: spawned.pid,
             line: spawned.line,
             ctx,
-            tasks: vec![writer_task, exit_task],
+            tasks,
             pump: pump_task,
             changes,
             program: name,
+            native,
         })
     }
 
@@ -226,7 +274,7 @@ impl TuiSession {
 
     /// Writes the text and PNG capture of the screen; returns the outcome
     /// and the artifacts published (a withheld file is a note instead).
-    fn capture(&self, step: &Step) -> Result<(StepOutcome, Vec<Artifact>), DriverError> {
+    async fn capture(&self, step: &Step) -> Result<(StepOutcome, Vec<Artifact>), DriverError> {
         // Rendered from the masked grid: the PNG paints secret cells as
         // opaque blocks and the text twin prints the mask, so both can be
         // published. The evidence store still scans both and withholds a
@@ -240,7 +288,40 @@ impl TuiSession {
         };
         let mut artifacts = Vec::new();
         let text_name = ev.unique_name(ArtifactGroup::TerminalCaptures, &base, "txt");
-        let png_name = ev.unique_name(ArtifactGroup::Screenshots, &base, "png");
+        // A native terminal's window is the picture named after the step;
+        // the model's rendering is kept beside it, as a diagnostic.
+        let model_base = match &self.native {
+            Some(_) => format!("{base}-model"),
+            None => base.clone(),
+        };
+        if let Some(native) = &self.native {
+            if self.ctx.secrets.is_empty() {
+                let pic = native.capture().await?;
+                let name = ev.unique_name(ArtifactGroup::Screenshots, &base, "png");
+                match ev.write(
+                    ArtifactGroup::Screenshots,
+                    &name,
+                    &pic.png,
+                    Some(step.index + 1),
+                )? {
+                    Some(a) => artifacts.push(a),
+                    None => outcome.notes.push(Note::new(
+                        NoteKind::Evidence,
+                        format!("window picture {name} was withheld: it contained a secret value"),
+                    )),
+                }
+                outcome.detail = Some(format!(
+                    "{}x{} screen captured; {} {}x{} px",
+                    snap.cols, snap.rows, pic.window, pic.width, pic.height
+                ));
+            } else {
+                outcome.notes.push(Note::new(
+                    NoteKind::Evidence,
+                    "the terminal window's picture was not taken: the run has secret values, and a window's pixels cannot be checked or masked for them (the model's masked rendering is kept)",
+                ));
+            }
+        }
+        let png_name = ev.unique_name(ArtifactGroup::Screenshots, &model_base, "png");
         let png = crate::render::render_png(&snap);
         for (group, name, bytes) in [
             (
@@ -403,6 +484,13 @@ impl SurfaceSession for TuiSession {
                 })
             }
             TerminalAction::Resize(r) => {
+                if self.native.is_some() {
+                    return Err(DriverError::new(
+                        TuiCode::NativeTerminalResize,
+                        "resize is not available in native-terminal presentation: the terminal window keeps the flow's viewport for the whole run, so the window and the model show the same grid",
+                    )
+                    .with_remediation("set the size with the flow's viewport, or use presentation \"pty\" to test resizing"));
+                }
                 self.resize(r.cols, r.rows, deadline).await?;
                 Ok(StepOutcome {
                     detail: Some(format!("resized to {}x{}", r.cols, r.rows)),
@@ -418,7 +506,7 @@ impl SurfaceSession for TuiSession {
                     ..Default::default()
                 })
             }
-            TerminalAction::Capture(_) => self.capture(step).map(|(outcome, _)| outcome),
+            TerminalAction::Capture(_) => self.capture(step).await.map(|(outcome, _)| outcome),
             TerminalAction::WaitForText(_)
             | TerminalAction::AssertText(_)
             | TerminalAction::AssertNotText(_)
@@ -471,13 +559,23 @@ impl SurfaceSession for TuiSession {
         let mut named = step.clone();
         named.name = Some(format!("failure-step{}", step.index + 1));
         self.capture(&named)
+            .await
             .map(|(_, artifacts)| artifacts)
             .unwrap_or_default()
     }
 
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult::default();
-        let this = *self;
+        let mut this = *self;
+        // The window's video ends with the last step, before cleanup
+        // changes the window.
+        if let Some(native) = this.native.as_mut() {
+            let video = Deadline::after_ms(10_000).min(deadline);
+            result.notes.extend(native.finish(video).await);
+            result
+                .notes
+                .push(Note::new(NoteKind::Environment, native.describe()));
+        }
         // Hang up: what a terminal does when its window closes. Unix: only
         // an owned, identity-verified session leader is signalled; Windows:
         // the pseudoconsole closes, which ends the programs attached to it.
@@ -507,9 +605,13 @@ impl SurfaceSession for TuiSession {
             let mut m = this.shared.model();
             (m.cast.take(), m.bytes_read)
         };
-        result
-            .notes
-            .push(Note::new(NoteKind::Environment, EVIDENCE_NOTE));
+        result.notes.push(Note::new(
+            NoteKind::Environment,
+            match this.native {
+                Some(_) => crate::native::NATIVE_EVIDENCE_NOTE,
+                None => EVIDENCE_NOTE,
+            },
+        ));
         if let Some(e) = this.shared.exit() {
             result.notes.push(Note::info(format!(
                 "terminal program {} ended with {}",

@@ -130,7 +130,7 @@ pub(crate) fn host_env() -> Result<DesktopEnv, DriverError> {
     })
 }
 
-fn private_dir() -> std::io::Result<PathBuf> {
+pub(crate) fn private_dir() -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
     let nanos = std::time::SystemTime::now()
@@ -210,34 +210,8 @@ pub(crate) async fn start_virtual(
         children: Vec::new(),
     };
 
-    let mut cmd = tokio::process::Command::new(&xvfb);
-    cmd.args([
-        "-displayfd",
-        "1",
-        "-screen",
-        "0",
-        "1280x800x24",
-        "-nolisten",
-        "tcp",
-        "-noreset",
-    ])
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(log_file(&rt, "xvfb.log"));
-    let mut x = ctx
-        .processes
-        .spawn(cmd, "xvfb")
-        .map_err(|e| io_error(DesktopCode::VirtualDisplaySpawn, "Xvfb", e))?;
-    let n = first_line(&mut x, deadline, "Xvfb").await;
-    env.children.push(x);
-    let n = n?;
-    if n.parse::<u32>().is_err() {
-        return Err(DriverError::new(
-            DesktopCode::VirtualDisplayFailed,
-            format!("Xvfb reported an unexpected display number {n:?}"),
-        ));
-    }
-    env.display = format!(":{n}");
+    let display = start_xvfb(ctx, deadline, &xvfb, &rt, &mut env.children).await?;
+    env.display = display;
 
     let services = rt.join("services");
     std::fs::create_dir(&services)
@@ -263,6 +237,46 @@ pub(crate) async fn start_virtual(
     env.children.push(d);
     env.session_bus = addr?;
     Ok(env)
+}
+
+/// Starts an owned Xvfb on a free display (`-displayfd`), its log in
+/// `dir`; its handle goes to `children` (started or not); the display name
+/// (`:N`).
+pub(crate) async fn start_xvfb(
+    ctx: &SessionContext,
+    deadline: Deadline,
+    xvfb: &Path,
+    dir: &Path,
+    children: &mut Vec<tokio::process::Child>,
+) -> Result<String, DriverError> {
+    let mut cmd = tokio::process::Command::new(xvfb);
+    cmd.args([
+        "-displayfd",
+        "1",
+        "-screen",
+        "0",
+        "1280x800x24",
+        "-nolisten",
+        "tcp",
+        "-noreset",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(log_file(dir, "xvfb.log"));
+    let mut x = ctx
+        .processes
+        .spawn(cmd, "xvfb")
+        .map_err(|e| io_error(DesktopCode::VirtualDisplaySpawn, "Xvfb", e))?;
+    let n = first_line(&mut x, deadline, "Xvfb").await;
+    children.push(x);
+    let n = n?;
+    if n.parse::<u32>().is_err() {
+        return Err(DriverError::new(
+            DesktopCode::VirtualDisplayFailed,
+            format!("Xvfb reported an unexpected display number {n:?}"),
+        ));
+    }
+    Ok(format!(":{n}"))
 }
 
 fn log_file(dir: &Path, name: &str) -> Stdio {

@@ -13,6 +13,8 @@
 //!   `display`
 //! - `session` (the `DesktopPlatform`, close) → `artifacts`, `pointer`, `keys`, `video`,
 //!   `actions`, `app`, `tree`, `capture`, `display`, `objref`
+//! - `screen` (another driver's windows: qa-core's `WindowHost`) → `video`, `procs`,
+//!   `capture`, `display`
 //! - `video` (the window's video: capture task and recorder) → `capture`, `procs`
 //! - `artifacts` (the window's pixels) → `app`, `capture`, `display`
 //! - `pointer` (the click fallback of `activate`) → `app`, `bus`, `tree`, `objref`, `capture`, `display`
@@ -39,8 +41,10 @@ mod open;
 mod pointer;
 mod procs;
 mod register;
+mod screen;
 mod session;
 mod tree;
 mod video;
 
 pub(crate) use open::{open, probe};
+pub(crate) use screen::X11Host;

@@ -1,0 +1,444 @@
+//! `presentation: "native-terminal"` end to end: real programs in ui-qa's
+//! PTY, mirrored into an owned xterm window on an owned Xvfb
+//! (`--virtual-display`), its pixels read back by tesseract and ffmpeg.
+
+mod common;
+
+use common::{
+    alive, assert_clean, bin, pids_with_argv, run_json, unique_sleep, wait_until, write,
+    KillSleepers,
+};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The vim flow in `presentation`: type two lines, check them, capture.
+fn vim_flow(dir: &Path, presentation: &str) -> PathBuf {
+    write(
+        dir,
+        &format!("vim-{presentation}.jsonc"),
+        &format!(
+            r#"{{
+  "timeoutMs": 60000,
+  "target": {{ "command": {{ "argv": ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", "notes.txt"], "presentation": "{presentation}" }} }},
+  "viewport": {{ "cols": 80, "rows": 24 }},
+  "steps": [
+    {{ "action": "waitForText", "text": "notes.txt", "timeoutMs": 15000 }},
+    {{ "action": "sendText", "text": "iHello native window" }},
+    {{ "action": "sendKeys", "keys": ["Enter"] }},
+    {{ "action": "sendText", "text": "second line of text" }},
+    {{ "action": "sendKeys", "keys": ["Escape"] }},
+    {{ "action": "waitForText", "text": "second line of text" }},
+    {{ "action": "assertText", "text": "Hello native window" }},
+    {{ "action": "capture", "name": "typed" }}
+  ]
+}}"#
+        ),
+    )
+}
+
+fn artifact(r: &Value, suffix: &str) -> Option<PathBuf> {
+    r["artifacts"]
+        .as_object()?
+        .values()
+        .filter_map(|group| group.as_array())
+        .flatten()
+        .filter_map(|a| a["path"].as_str())
+        .find(|p| p.ends_with(suffix))
+        .map(PathBuf::from)
+}
+
+fn ocr(png: &Path) -> String {
+    let o = Command::new("tesseract")
+        .arg(png)
+        .arg("-")
+        .stderr(Stdio::null())
+        .output()
+        .expect("tesseract runs");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn statuses(r: &Value) -> Vec<(String, String)> {
+    r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["action"].as_str().unwrap().to_string(),
+                s["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn vim_in_an_owned_xterm_window_shows_what_the_model_asserted() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = vim_flow(dir.path(), "native-terminal");
+    let (code, r) = run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--virtual-display"],
+        |_| {},
+    );
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED");
+    assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
+    // The step's picture is the window's pixels: tesseract reads the text.
+    let png = artifact(&r, "screenshots/typed.png").expect("a window picture");
+    let text = ocr(&png);
+    assert!(text.contains("Hello native window"), "{text}");
+    let detail = r["steps"][7]["detail"].as_str().unwrap();
+    assert!(detail.contains("window 0x"), "{detail}");
+    // The model's rendering is kept, named as such.
+    assert!(artifact(&r, "screenshots/typed-model.png").is_some());
+    let notes = r["observations"].to_string();
+    assert!(notes.contains("native-terminal: xterm"), "{notes}");
+    assert!(notes.contains("diagnostic only"), "{notes}");
+    // The window video plays and its last frame shows the edits.
+    let video = artifact(&r, "videos/window.webm").expect("a window video");
+    let probe = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,width,height",
+        ])
+        .args(["-of", "csv=p=0"])
+        .arg(&video)
+        .output()
+        .unwrap();
+    let streams = String::from_utf8_lossy(&probe.stdout);
+    assert!(streams.starts_with("video,"), "{streams}");
+    let last = dir.path().join("last.png");
+    let ok = Command::new("ffmpeg")
+        .args(["-v", "error", "-sseof", "-0.2", "-i"])
+        .arg(&video)
+        .args(["-frames:v", "1", "-y"])
+        .arg(&last)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let text = ocr(&last);
+    assert!(text.contains("second line"), "{text}");
+
+    // The same flow in pty presentation: the same step outcomes.
+    let flow = vim_flow(dir.path(), "pty");
+    let (code, p) = run_json(&flow, &dir.path().join("ws"), &[], |_| {});
+    assert_eq!(code, 0, "{p:#}");
+    assert_eq!(statuses(&r), statuses(&p));
+}
+
+/// A program that asks the terminal for its secondary device attributes
+/// and prints the answer.
+const ASK: &str = r#"
+import os, sys, termios, tty
+fd = sys.stdin.fileno()
+old = termios.tcgetattr(fd)
+tty.setraw(fd)
+os.write(1, b"\x1b[>c")
+reply = b""
+while not reply.endswith(b"c"):
+    reply += os.read(fd, 1)
+termios.tcsetattr(fd, termios.TCSADRAIN, old)
+print("DA2=" + reply.decode().replace("\x1b", "ESC"))
+sys.stdin.readline()
+"#;
+
+#[test]
+fn a_query_is_answered_by_the_real_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "ask.py", ASK);
+    // xterm identifies itself as 41; the headless model as 0.
+    for (presentation, answer) in [("native-terminal", "DA2=ESC[>41;"), ("pty", "DA2=ESC[>0;")] {
+        let flow = write(
+            dir.path(),
+            &format!("ask-{presentation}.jsonc"),
+            &format!(
+                r#"{{ "target": {{ "command": {{ "argv": ["python3", {}], "presentation": "{presentation}" }} }},
+                    "steps": [ {{ "action": "waitForText", "text": "DA2=", "timeoutMs": 15000 }},
+                               {{ "action": "assertText", "text": "{answer}" }} ] }}"#,
+                serde_json::to_string(script.to_str().unwrap()).unwrap()
+            ),
+        );
+        let (code, r) = run_json(
+            &flow,
+            &dir.path().join("ws"),
+            &["--virtual-display"],
+            |_| {},
+        );
+        assert_eq!(code, 0, "{presentation}: {r:#}");
+    }
+}
+
+/// Lists, as JSON lines in `argv[2]`, the terminal windows ui-qa (this
+/// program's parent) started and their children (the bridge): argv,
+/// environment and working directory. Then prints SCANNED.
+const SCAN: &str = r#"
+import json, os, sys
+runner = os.getppid()
+def stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    rest = s[s.rindex(")") + 2:].split()
+    return s[s.index("(") + 1:s.rindex(")")], int(rest[1])
+procs = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try:
+            procs[int(p)] = stat(p)
+        except OSError:
+            pass
+windows = [p for p, (comm, ppid) in procs.items() if ppid == runner and comm == "xterm"]
+found = windows + [p for p, (comm, ppid) in procs.items() if ppid in windows]
+with open(sys.argv[2], "w") as out:
+    for p in found:
+        read = lambda name: open(f"/proc/{p}/{name}", "rb").read().decode(errors="replace")
+        out.write(json.dumps({"pid": p, "comm": procs[p][0], "argv": read("cmdline").split("\0"),
+            "env": read("environ"), "cwd": os.readlink(f"/proc/{p}/cwd")}) + "\n")
+print("SCANNED", len(found))
+sys.stdin.readline()
+"#;
+
+#[test]
+fn nothing_of_the_program_reaches_the_windows_command_line_or_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "scan.py", SCAN);
+    let cwd = dir.path().join("CWD-7731");
+    std::fs::create_dir(&cwd).unwrap();
+    let report = dir.path().join("report.jsonl");
+    let flow = write(
+        dir.path(),
+        "scan.jsonc",
+        &format!(
+            r#"{{ "target": {{ "command": {{ "argv": ["python3", {}, "--marker=ARGV-7731", {}],
+                  "cwd": "CWD-7731", "env": {{ "NT_MARKER": "ENV-7731" }}, "presentation": "native-terminal" }} }},
+                "steps": [ {{ "action": "waitForText", "regex": "SCANNED [1-9]", "timeoutMs": 15000 }} ] }}"#,
+            serde_json::to_string(script.to_str().unwrap()).unwrap(),
+            serde_json::to_string(report.to_str().unwrap()).unwrap(),
+        ),
+    );
+    let (code, r) = run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--virtual-display"],
+        |_| {},
+    );
+    assert_eq!(code, 0, "{r:#}");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let found: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let comms: Vec<&str> = found.iter().map(|p| p["comm"].as_str().unwrap()).collect();
+    assert!(comms.contains(&"xterm"), "{text}");
+    assert!(comms.contains(&"ui-qa"), "no bridge in {text}");
+    for p in &found {
+        let all = p.to_string();
+        assert!(!all.contains("7731"), "the program leaks into {all}");
+        if p["comm"] == "ui-qa" {
+            // The bridge: the binary alone, no arguments.
+            let argv: Vec<&str> = p["argv"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|a| a.as_str())
+                .filter(|a| !a.is_empty())
+                .collect();
+            assert_eq!(argv.len(), 1, "{all}");
+        }
+    }
+}
+
+/// A native-terminal flow whose program is `sleep MARKER` and whose last
+/// step waits for text that never comes (for `timeout_ms`).
+fn sleeping_flow(dir: &Path, marker: &str, flow_timeout_ms: u64) -> PathBuf {
+    write(
+        dir,
+        &format!("sleep-{flow_timeout_ms}.jsonc"),
+        &format!(
+            r#"{{ "timeoutMs": {flow_timeout_ms},
+                "target": {{ "command": {{ "argv": ["sleep", "{marker}"], "presentation": "native-terminal" }} }},
+                "steps": [ {{ "action": "waitForText", "text": "never shown", "timeoutMs": 600000 }} ] }}"#
+        ),
+    )
+}
+
+#[test]
+fn no_window_bridge_or_program_is_left_after_a_failure_or_a_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = unique_sleep(4811);
+    let _sweep = KillSleepers(vec![marker.clone()]);
+    // A failing assertion.
+    let flow = write(
+        dir.path(),
+        "fail.jsonc",
+        &format!(
+            r#"{{ "target": {{ "command": {{ "argv": ["sleep", "{marker}"], "presentation": "native-terminal" }} }},
+                "steps": [ {{ "action": "assertText", "text": "not on the screen", "timeoutMs": 500 }} ] }}"#
+        ),
+    );
+    let (code, r) = run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--virtual-display"],
+        |_| {},
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["status"], "FAILED");
+    assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
+    // The failure picture is the window's.
+    assert!(artifact(&r, "failure-step1.png").is_some(), "{r:#}");
+    // The flow's deadline.
+    let flow = sleeping_flow(dir.path(), &marker, 4000);
+    let (code, r) = run_json(
+        &flow,
+        &dir.path().join("ws"),
+        &["--virtual-display"],
+        |_| {},
+    );
+    assert_ne!(code, 0, "{r:#}");
+    assert_eq!(r["timedOut"], true, "{r:#}");
+    assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
+    assert!(pids_with_argv(&["sleep", &marker]).is_empty());
+}
+
+/// Children of `parent` whose command name is `comm`.
+fn children_named(parent: u32, comm: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = &stat[open + 1..close];
+        let ppid = stat[close + 2..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if name == comm && ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_sigkilled_runner_leaves_no_window_bridge_or_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = unique_sleep(4812);
+    let _sweep = KillSleepers(vec![marker.clone()]);
+    let flow = sleeping_flow(dir.path(), &marker, 600_000);
+    let mut child = Command::new(bin())
+        .args(["run", "--virtual-display", "--workspace"])
+        .arg(dir.path().join("ws"))
+        .arg(&flow)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runner = child.id();
+    let mut owned = Vec::new();
+    assert!(
+        wait_until(Duration::from_secs(60), || {
+            owned = children_named(runner, "xterm");
+            owned.extend(children_named(runner, "Xvfb"));
+            owned.len() == 2 && !pids_with_argv(&["sleep", &marker]).is_empty()
+        }),
+        "the window and the program never both ran"
+    );
+    let bridges: Vec<u32> = children_named(owned[0], "ui-qa")
+        .into_iter()
+        .chain(children_named(owned[1], "ui-qa"))
+        .collect();
+    owned.extend(bridges);
+    owned.extend(pids_with_argv(&["sleep", &marker]));
+    Command::new("kill")
+        .args(["-KILL", &runner.to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    for pid in owned {
+        assert!(
+            wait_until(Duration::from_secs(60), || !alive(u64::from(pid))),
+            "process {pid} outlived the SIGKILLed runner"
+        );
+    }
+}
+
+#[test]
+fn without_a_display_or_a_terminal_emulator_the_run_is_blocked_before_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let launched = dir.path().join("LAUNCHED");
+    let flow = write(
+        dir.path(),
+        "touch.jsonc",
+        &format!(
+            r#"{{ "target": {{ "command": {{ "argv": ["/bin/sh", "-c", "touch {}"], "presentation": "native-terminal" }} }},
+                "steps": [ {{ "action": "waitForText", "text": "x" }} ] }}"#,
+            launched.display()
+        ),
+    );
+    // No display, no --virtual-display.
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &[], |c| {
+        c.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    });
+    assert_eq!(code, 3, "{r:#}");
+    assert_eq!(r["status"], "BLOCKED");
+    let missing = r["selection"].to_string();
+    assert!(missing.contains("\"display\""), "{missing}");
+    // A virtual display, but no terminal emulator on PATH: only Xvfb.
+    let only = dir.path().join("bin");
+    std::fs::create_dir(&only).unwrap();
+    let xvfb = qa_core_which("Xvfb");
+    std::os::unix::fs::symlink(xvfb, only.join("Xvfb")).unwrap();
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--virtual-display"], |c| {
+        c.env("PATH", &only);
+    });
+    assert_eq!(code, 3, "{r:#}");
+    let missing = r["selection"].to_string();
+    assert!(missing.contains("terminal-emulator"), "{missing}");
+    assert!(missing.contains("apt-get install -y xterm"), "{missing}");
+    assert!(!launched.exists(), "the program was launched");
+}
+
+fn qa_core_which(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} is not on PATH"))
+}
+
+#[test]
+fn with_a_secret_registered_no_window_pixels_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(
+        dir.path(),
+        "secret.jsonc",
+        r#"{ "target": { "command": { "argv": ["sh", "-c", "echo the token is Sk-native-5521; read x"], "presentation": "native-terminal" } },
+            "steps": [ { "action": "waitForText", "text": "the token is" },
+                       { "action": "capture", "name": "shown" } ] }"#,
+    );
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &["--virtual-display"], |c| {
+        c.env("UI_QA_SECRET_NATIVE", "Sk-native-5521");
+    });
+    assert_eq!(code, 0, "{r:#}");
+    assert!(artifact(&r, "screenshots/shown.png").is_none(), "{r:#}");
+    assert!(artifact(&r, "videos/window.webm").is_none(), "{r:#}");
+    // The model's masked rendering is kept, and the step says why.
+    assert!(artifact(&r, "screenshots/shown-model.png").is_some());
+    let notes = r["observations"].to_string();
+    assert!(notes.contains("picture was not taken"), "{notes}");
+    assert!(notes.contains("video window was not recorded"), "{notes}");
+    assert!(!r.to_string().contains("Sk-native-5521"));
+}
