@@ -5,8 +5,8 @@
 mod common;
 
 use common::{
-    alive, assert_clean, bin, pids_with_argv, run_json, unique_sleep, wait_until, write,
-    KillSleepers,
+    alive, all_pids, assert_clean, bin, pids_with_argv, proc_stat, run_json, unique_sleep,
+    wait_until, write, KillSleepers,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,11 @@ fn vim_flow(dir: &Path, presentation: &str) -> PathBuf {
 }}"#
         ),
     )
+}
+
+/// Runs `flow` with `--virtual-display`, evidence under `dir/ws`.
+fn run_virtual(flow: &Path, dir: &Path) -> (i32, Value) {
+    run_json(flow, &dir.join("ws"), &["--virtual-display"], |_| {})
 }
 
 fn artifact(r: &Value, suffix: &str) -> Option<PathBuf> {
@@ -77,12 +82,7 @@ fn statuses(r: &Value) -> Vec<(String, String)> {
 fn vim_in_an_owned_xterm_window_shows_what_the_model_asserted() {
     let dir = tempfile::tempdir().unwrap();
     let flow = vim_flow(dir.path(), "native-terminal");
-    let (code, r) = run_json(
-        &flow,
-        &dir.path().join("ws"),
-        &["--virtual-display"],
-        |_| {},
-    );
+    let (code, r) = run_virtual(&flow, dir.path());
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["status"], "PASSED");
     assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
@@ -163,12 +163,7 @@ fn a_query_is_answered_by_the_real_window() {
                 serde_json::to_string(script.to_str().unwrap()).unwrap()
             ),
         );
-        let (code, r) = run_json(
-            &flow,
-            &dir.path().join("ws"),
-            &["--virtual-display"],
-            |_| {},
-        );
+        let (code, r) = run_virtual(&flow, dir.path());
         assert_eq!(code, 0, "{presentation}: {r:#}");
     }
 }
@@ -220,12 +215,7 @@ fn nothing_of_the_program_reaches_the_windows_command_line_or_environment() {
             serde_json::to_string(report.to_str().unwrap()).unwrap(),
         ),
     );
-    let (code, r) = run_json(
-        &flow,
-        &dir.path().join("ws"),
-        &["--virtual-display"],
-        |_| {},
-    );
+    let (code, r) = run_virtual(&flow, dir.path());
     assert_eq!(code, 0, "{r:#}");
     let text = std::fs::read_to_string(&report).unwrap();
     let found: Vec<Value> = text
@@ -280,12 +270,7 @@ fn no_window_bridge_or_program_is_left_after_a_failure_or_a_timeout() {
                 "steps": [ {{ "action": "assertText", "text": "not on the screen", "timeoutMs": 500 }} ] }}"#
         ),
     );
-    let (code, r) = run_json(
-        &flow,
-        &dir.path().join("ws"),
-        &["--virtual-display"],
-        |_| {},
-    );
+    let (code, r) = run_virtual(&flow, dir.path());
     assert_eq!(code, 1, "{r:#}");
     assert_eq!(r["status"], "FAILED");
     assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
@@ -293,12 +278,7 @@ fn no_window_bridge_or_program_is_left_after_a_failure_or_a_timeout() {
     assert!(artifact(&r, "failure-step1.png").is_some(), "{r:#}");
     // The flow's deadline.
     let flow = sleeping_flow(dir.path(), &marker, 4000);
-    let (code, r) = run_json(
-        &flow,
-        &dir.path().join("ws"),
-        &["--virtual-display"],
-        |_| {},
-    );
+    let (code, r) = run_virtual(&flow, dir.path());
     assert_ne!(code, 0, "{r:#}");
     assert_eq!(r["timedOut"], true, "{r:#}");
     assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
@@ -307,27 +287,10 @@ fn no_window_bridge_or_program_is_left_after_a_failure_or_a_timeout() {
 
 /// Children of `parent` whose command name is `comm`.
 fn children_named(parent: u32, comm: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = &stat[open + 1..close];
-        let ppid = stat[close + 2..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse::<u32>().ok());
-        if name == comm && ppid == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
+    all_pids()
+        .into_iter()
+        .filter(|p| matches!(proc_stat(*p), Some((c, _, pp)) if c == comm && pp == parent))
+        .collect()
 }
 
 #[test]
