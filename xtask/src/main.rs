@@ -41,6 +41,8 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ),
     ("gir1.2-gtk-3.0", "desktop fixture app (GTK 3 typelib)"),
     ("xterm", "native-terminal tests (the owned terminal window) and desktop tests (an app without AT-SPI)"),
+    ("kitty", "native-terminal tests (a second terminal window provider)"),
+    ("alacritty", "native-terminal tests (a third terminal window provider)"),
     (
         "qtbase5-examples",
         "desktop tests (a Qt 5 widgets calculator)",

@@ -13,15 +13,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// The vim flow in `presentation`: type two lines, check them, capture.
-fn vim_flow(dir: &Path, presentation: &str) -> PathBuf {
+/// The vim flow in `presentation` (and for native-terminal, in
+/// `terminal`): type two lines, check them, capture.
+fn vim_flow(dir: &Path, presentation: &str, terminal: &str) -> PathBuf {
     write(
         dir,
-        &format!("vim-{presentation}.jsonc"),
+        &format!("vim-{presentation}-{terminal}.jsonc"),
         &format!(
             r#"{{
   "timeoutMs": 60000,
-  "target": {{ "command": {{ "argv": ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", "notes.txt"], "presentation": "{presentation}" }} }},
+  "target": {{ "command": {{ "argv": ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", "notes.txt"], "presentation": "{presentation}"{terminal} }} }},
   "viewport": {{ "cols": 80, "rows": 24 }},
   "steps": [
     {{ "action": "waitForText", "text": "notes.txt", "timeoutMs": 15000 }},
@@ -79,56 +80,60 @@ fn statuses(r: &Value) -> Vec<(String, String)> {
 }
 
 #[test]
-fn vim_in_an_owned_xterm_window_shows_what_the_model_asserted() {
+fn vim_in_each_owned_terminal_window_shows_what_the_model_asserted() {
     let dir = tempfile::tempdir().unwrap();
-    let flow = vim_flow(dir.path(), "native-terminal");
-    let (code, r) = run_virtual(&flow, dir.path());
-    assert_eq!(code, 0, "{r:#}");
-    assert_eq!(r["status"], "PASSED");
-    assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
-    // The step's picture is the window's pixels: tesseract reads the text.
-    let png = artifact(&r, "screenshots/typed.png").expect("a window picture");
-    let text = ocr(&png);
-    assert!(text.contains("Hello native window"), "{text}");
-    let detail = r["steps"][7]["detail"].as_str().unwrap();
-    assert!(detail.contains("window 0x"), "{detail}");
-    // The model's rendering is kept, named as such.
-    assert!(artifact(&r, "screenshots/typed-model.png").is_some());
-    let notes = r["observations"].to_string();
-    assert!(notes.contains("native-terminal: xterm"), "{notes}");
-    assert!(notes.contains("diagnostic only"), "{notes}");
-    // The window video plays and its last frame shows the edits.
-    let video = artifact(&r, "videos/window.webm").expect("a window video");
-    let probe = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-show_entries",
-            "stream=codec_type,width,height",
-        ])
-        .args(["-of", "csv=p=0"])
-        .arg(&video)
-        .output()
-        .unwrap();
-    let streams = String::from_utf8_lossy(&probe.stdout);
-    assert!(streams.starts_with("video,"), "{streams}");
-    let last = dir.path().join("last.png");
-    let ok = Command::new("ffmpeg")
-        .args(["-v", "error", "-sseof", "-0.2", "-i"])
-        .arg(&video)
-        .args(["-frames:v", "1", "-y"])
-        .arg(&last)
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    let text = ocr(&last);
-    assert!(text.contains("second line"), "{text}");
-
-    // The same flow in pty presentation: the same step outcomes.
-    let flow = vim_flow(dir.path(), "pty");
-    let (code, p) = run_json(&flow, &dir.path().join("ws"), &[], |_| {});
-    assert_eq!(code, 0, "{p:#}");
-    assert_eq!(statuses(&r), statuses(&p));
+    let flow = vim_flow(dir.path(), "pty", "");
+    let (code, pty) = run_json(&flow, &dir.path().join("ws"), &[], |_| {});
+    assert_eq!(code, 0, "{pty:#}");
+    for terminal in ["xterm", "kitty", "alacritty"] {
+        let flow = vim_flow(
+            dir.path(),
+            "native-terminal",
+            &format!(r#", "terminal": "{terminal}""#),
+        );
+        let (code, r) = run_virtual(&flow, dir.path());
+        assert_eq!(code, 0, "{terminal}: {r:#}");
+        assert_eq!(r["status"], "PASSED");
+        // The same step outcomes as in a PTY alone.
+        assert_eq!(statuses(&r), statuses(&pty), "{terminal}");
+        assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
+        // The step's picture is the window's pixels: tesseract reads the
+        // text the model asserted.
+        let png = artifact(&r, "screenshots/typed.png").expect("a window picture");
+        let text = ocr(&png);
+        assert!(text.contains("Hello native window"), "{terminal}: {text}");
+        let detail = r["steps"][7]["detail"].as_str().unwrap();
+        assert!(detail.contains("window 0x"), "{detail}");
+        // The model's rendering is kept, named as such.
+        assert!(artifact(&r, "screenshots/typed-model.png").is_some());
+        let notes = r["observations"].to_string();
+        assert!(
+            notes.contains(&format!("native-terminal: {terminal}")),
+            "{notes}"
+        );
+        assert!(notes.contains("diagnostic only"), "{notes}");
+        // The window video plays and its last frame shows the edits.
+        let video = artifact(&r, "videos/window.webm").expect("a window video");
+        let probe = Command::new("ffprobe")
+            .args(["-v", "error", "-show_entries", "stream=codec_type"])
+            .args(["-of", "csv=p=0"])
+            .arg(&video)
+            .output()
+            .unwrap();
+        let streams = String::from_utf8_lossy(&probe.stdout);
+        assert!(streams.starts_with("video"), "{terminal}: {streams}");
+        let last = dir.path().join(format!("last-{terminal}.png"));
+        let ok = Command::new("ffmpeg")
+            .args(["-v", "error", "-sseof", "-0.2", "-i"])
+            .arg(&video)
+            .args(["-frames:v", "1", "-y"])
+            .arg(&last)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let text = ocr(&last);
+        assert!(text.contains("second line"), "{terminal}: {text}");
+    }
 }
 
 /// A program that asks the terminal for its secondary device attributes
@@ -157,7 +162,7 @@ fn a_query_is_answered_by_the_real_window() {
             dir.path(),
             &format!("ask-{presentation}.jsonc"),
             &format!(
-                r#"{{ "target": {{ "command": {{ "argv": ["python3", {}], "presentation": "{presentation}" }} }},
+                r#"{{ "target": {{ "command": {{ "argv": ["python3", {}], "presentation": "{presentation}", "terminal": "xterm" }} }},
                     "steps": [ {{ "action": "waitForText", "text": "DA2=", "timeoutMs": 15000 }},
                                {{ "action": "assertText", "text": "{answer}" }} ] }}"#,
                 serde_json::to_string(script.to_str().unwrap()).unwrap()
@@ -209,7 +214,7 @@ fn nothing_of_the_program_reaches_the_windows_command_line_or_environment() {
         "scan.jsonc",
         &format!(
             r#"{{ "target": {{ "command": {{ "argv": ["python3", {}, "--marker=ARGV-7731", {}],
-                  "cwd": "CWD-7731", "env": {{ "NT_MARKER": "ENV-7731" }}, "presentation": "native-terminal" }} }},
+                  "cwd": "CWD-7731", "env": {{ "NT_MARKER": "ENV-7731" }}, "presentation": "native-terminal", "terminal": "xterm" }} }},
                 "steps": [ {{ "action": "waitForText", "regex": "SCANNED [1-9]", "timeoutMs": 15000 }} ] }}"#,
             serde_json::to_string(script.to_str().unwrap()).unwrap(),
             serde_json::to_string(report.to_str().unwrap()).unwrap(),
@@ -250,7 +255,7 @@ fn sleeping_flow(dir: &Path, marker: &str, flow_timeout_ms: u64) -> PathBuf {
         &format!("sleep-{flow_timeout_ms}.jsonc"),
         &format!(
             r#"{{ "timeoutMs": {flow_timeout_ms},
-                "target": {{ "command": {{ "argv": ["sleep", "{marker}"], "presentation": "native-terminal" }} }},
+                "target": {{ "command": {{ "argv": ["sleep", "{marker}"], "presentation": "native-terminal", "terminal": "xterm" }} }},
                 "steps": [ {{ "action": "waitForText", "text": "never shown", "timeoutMs": 600000 }} ] }}"#
         ),
     )

@@ -155,7 +155,7 @@ impl SurfaceDriver for TuiDriver {
             Ok(t) => {
                 if t.presentation == Some(Presentation::NativeTerminal) {
                     presentation = "native-terminal";
-                    match native::probe(self.native.as_ref(), options) {
+                    match native::probe(self.native.as_ref(), t.terminal, options) {
                         Ok((found, _, _)) => present.extend(found),
                         Err(m) => missing.extend(m),
                     }
@@ -203,7 +203,8 @@ impl SurfaceDriver for TuiDriver {
                 session::TuiSession::launch(&plan, ctx, None).await?,
             ));
         }
-        let window = self.open_window(&mut plan, &ctx).await?;
+        let terminal = launch::command_target(flow)?.terminal;
+        let window = self.open_window(&mut plan, terminal, &ctx).await?;
         Ok(Box::new(
             session::TuiSession::launch(&plan, ctx, Some(window)).await?,
         ))
@@ -218,10 +219,11 @@ impl TuiDriver {
     async fn open_window(
         &self,
         plan: &mut launch::LaunchPlan,
+        terminal: Option<qa_core::flow::TerminalApp>,
         ctx: &SessionContext,
     ) -> Result<session::OpenWindow, DriverError> {
-        let (_, provider, program) =
-            native::probe(self.native.as_ref(), &ctx.options).map_err(|m| {
+        let (_, provider, program) = native::probe(self.native.as_ref(), terminal, &ctx.options)
+            .map_err(|m| {
                 DriverError::blocked(
                     TuiCode::NativeTerminalUnavailable,
                     m.into_iter()
@@ -258,9 +260,10 @@ impl TuiDriver {
     async fn open_window(
         &self,
         _plan: &mut launch::LaunchPlan,
+        terminal: Option<qa_core::flow::TerminalApp>,
         ctx: &SessionContext,
     ) -> Result<session::OpenWindow, DriverError> {
-        let m = native::probe(self.native.as_ref(), &ctx.options)
+        let m = native::probe(self.native.as_ref(), terminal, &ctx.options)
             .err()
             .and_then(|m| m.into_iter().next())
             .expect("native-terminal is missing off Unix");

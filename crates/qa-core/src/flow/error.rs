@@ -65,6 +65,8 @@ crate::error_codes! {
         NoAssertion = "flow.no_assertion",
         /// Warning: a terminal flow's `env` sets `TERM` to another terminal than the one ui-qa emulates (`xterm-256color`).
         TermOverride = "flow.term_override",
+        /// Warning: a terminal flow names a `terminal` but its presentation is not `native-terminal`, so no terminal window is opened.
+        TerminalUnused = "flow.terminal_unused",
         /// A NUL character in a string handed to a process (argv, env, cwd) or used as a path; no process can receive it.
         NulCharacter = "flow.nul_character",
     }

@@ -10,6 +10,19 @@ pub fn lint(flow: &Flow) -> Vec<FlowError> {
         out.push(w);
     }
     if let Target::Terminal(t) = &flow.target {
+        if let (Some(app), false) = (
+            t.terminal,
+            t.presentation == Some(super::Presentation::NativeTerminal),
+        ) {
+            out.push(FlowError::new(
+                FlowErrorCode::TerminalUnused,
+                "/target/command/terminal",
+                format!(
+                    "terminal {:?} only chooses the window of presentation \"native-terminal\"; this flow runs in a PTY without a window, so it is ignored; add \"presentation\": \"native-terminal\" or drop terminal",
+                    serde_json::to_value(app).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+                ),
+            ));
+        }
         if let Some(term) = t.env.get("TERM").filter(|v| *v != EMULATED_TERM) {
             out.push(FlowError::new(
                 FlowErrorCode::TermOverride,
@@ -76,6 +89,31 @@ mod tests {
             w[0].message
         );
         assert!(lint(&parse(r#"{"TERM":"xterm-256color","LANG":"C"}"#)).is_empty());
+    }
+
+    #[test]
+    fn a_terminal_without_its_window_is_warned() {
+        let parse = |command: &str| {
+            Flow::parse(
+                &format!(r#"{{"target":{{"command":{command}}},"steps":[{{"action":"waitForText","text":"x"}}]}}"#),
+                std::path::Path::new("."),
+            )
+            .unwrap()
+        };
+        let w = lint(&parse(r#"{"argv":["vim"],"terminal":"kitty"}"#));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "flow.terminal_unused");
+        assert_eq!(w[0].pointer, "/target/command/terminal");
+        assert!(w[0].message.contains("\"kitty\""), "{}", w[0].message);
+        assert!(lint(&parse(
+            r#"{"argv":["vim"],"terminal":"kitty","presentation":"native-terminal"}"#
+        ))
+        .is_empty());
+        assert!(Flow::parse(
+            r#"{"target":{"command":{"argv":["vim"],"terminal":"konsole"}},"steps":[]}"#,
+            std::path::Path::new(".")
+        )
+        .is_err());
     }
 
     #[test]

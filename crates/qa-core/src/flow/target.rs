@@ -140,6 +140,19 @@ pub enum Presentation {
     NativeTerminal,
 }
 
+/// The terminal emulator whose window shows the program in
+/// `native-terminal` presentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TerminalApp {
+    /// kitty.
+    Kitty,
+    /// Alacritty.
+    Alacritty,
+    /// xterm.
+    Xterm,
+}
+
 /// The `TERM` a terminal target's program is given: the terminal ui-qa's
 /// model emulates.
 pub const EMULATED_TERM: &str = "xterm-256color";
@@ -160,6 +173,10 @@ pub struct CommandTarget {
     /// `pty` (default) or `native-terminal`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presentation: Option<Presentation>,
+    /// With `native-terminal`: which terminal's window shows the program
+    /// (default: the first installed of kitty, alacritty, xterm).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalApp>,
 }
 
 /// A desktop target: `target.application`.

@@ -48,6 +48,7 @@ fn missing(id: &str, reason: impl Into<String>, remediation: &str) -> MissingCap
 /// terminal emulator), or everything that is missing.
 pub(crate) fn probe(
     support: Option<&NativeSupport>,
+    wanted: Option<qa_core::flow::TerminalApp>,
     options: &RunOptions,
 ) -> Result<(Vec<Capability>, provider::Provider, PathBuf), Vec<MissingCapability>> {
     if !cfg!(unix) {
@@ -73,22 +74,30 @@ pub(crate) fn probe(
         Ok(c) => present.push(c),
         Err(m) => missing_all.extend(m),
     }
-    let found = provider::find(qa_core::host::which);
-    match &found {
-        Some((p, path)) => present.push(Capability {
+    let wanted = wanted.map(provider::Provider::of);
+    let found = provider::find(wanted, qa_core::host::which);
+    match (&found, wanted) {
+        (Some((p, path)), _) => present.push(Capability {
             id: "terminal-emulator".into(),
             detail: format!("{} ({})", p.name(), path.display()),
         }),
-        None => {
+        (None, Some(p)) => missing_all.push(missing(
+            "terminal-emulator",
+            format!("the flow's terminal {} is not on PATH", p.name()),
+            &format!(
+                "apt-get install -y {}, or name another terminal (or none) in target.command.terminal",
+                p.package()
+            ),
+        )),
+        (None, None) => {
             let names: Vec<&str> = provider::PROVIDERS.iter().map(|p| p.name()).collect();
-            let packages: Vec<&str> = provider::PROVIDERS.iter().map(|p| p.package()).collect();
             missing_all.push(missing(
                 "terminal-emulator",
                 format!(
                     "no terminal emulator ui-qa can own a window of is installed (looked for {} on PATH)",
                     names.join(", ")
                 ),
-                &format!("apt-get install -y {}", packages[0]),
+                "apt-get install -y xterm (or kitty, or alacritty)",
             ));
         }
     }

@@ -116,6 +116,9 @@ pub(crate) async fn open(
         .envs(screen.env())
         .env("PATH", crate::launch::FALLBACK_PATH)
         .env("LC_ALL", "C.UTF-8")
+        // Caches and settings a terminal writes stay in the private
+        // directory and go with it.
+        .env("HOME", &dir)
         .env(SOCKET_ENV, &socket)
         .env(TOKEN_ENV, &secret)
         .current_dir(&dir)
