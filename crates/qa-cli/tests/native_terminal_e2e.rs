@@ -410,3 +410,42 @@ fn with_a_secret_registered_no_window_pixels_are_kept() {
     assert!(notes.contains("video window was not recorded"), "{notes}");
     assert!(!r.to_string().contains("Sk-native-5521"));
 }
+
+#[test]
+fn check_says_which_presentation_suits_which_program() {
+    let dir = tempfile::tempdir().unwrap();
+    for (presentation, says) in [
+        ("pty", "for pixels of a real terminal window"),
+        (
+            "native-terminal",
+            "use pty when text, cursor and exit codes",
+        ),
+    ] {
+        let flow = vim_flow(dir.path(), presentation, "");
+        let o = Command::new(bin())
+            .arg("check")
+            .arg(&flow)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{presentation}: {err}");
+        let o = Command::new(bin())
+            .args(["check", "--json"])
+            .arg(&flow)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["presentation"]["name"], presentation);
+    }
+    // A terminal named without its window is a warning, not an error.
+    let flow = vim_flow(dir.path(), "pty", r#", "terminal": "kitty""#);
+    let o = Command::new(bin())
+        .arg("check")
+        .arg(&flow)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("warning[flow.terminal_unused]"), "{err}");
+}

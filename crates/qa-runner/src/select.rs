@@ -223,7 +223,12 @@ pub async fn select(
         why_selected: why,
         guide: GuideRef {
             backend: Backend::for_kind(kind),
-            topic: driver.info().guide_topic.to_string(),
+            // A terminal's native-terminal presentation has a topic of its
+            // own; every other selection reads the driver's.
+            topic: match probe.presentation.as_deref() {
+                Some(p @ "native-terminal") => p.to_string(),
+                _ => driver.info().guide_topic.to_string(),
+            },
         },
     };
     Some(Selected {

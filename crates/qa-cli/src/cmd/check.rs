@@ -42,11 +42,21 @@ pub(crate) fn run(path: &Path, json: bool, vars: &[(String, String)]) -> u8 {
     match check_flow(path, &vars.iter().cloned().collect()) {
         Ok((flow, text)) => {
             let warnings = select::warnings(&flow, &text);
+            // A terminal flow: what its presentation gives, and when the
+            // other one suits the program better.
+            let presentation = match &flow.target {
+                qa_core::flow::Target::Terminal(t) => {
+                    let p = t.presentation.unwrap_or_default();
+                    Some((p, qa_tui::native::presentation_advice(p)))
+                }
+                _ => None,
+            };
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"valid": true, "kind": flow.kind().as_str(), "steps": flow.steps.len(), "errors": [], "warnings": warnings})
-                );
+                let mut v = serde_json::json!({"valid": true, "kind": flow.kind().as_str(), "steps": flow.steps.len(), "errors": [], "warnings": warnings});
+                if let Some((p, advice)) = presentation {
+                    v["presentation"] = serde_json::json!({ "name": p, "advice": advice });
+                }
+                println!("{v}");
             } else {
                 print_flow_problems(path, &warnings, "warning");
                 let d = select::admission_driver(&drivers::all(), &flow)
@@ -58,6 +68,9 @@ pub(crate) fn run(path: &Path, json: bool, vars: &[(String, String)]) -> u8 {
                     flow.kind().as_str(),
                     flow.steps.len()
                 );
+                if let Some((_, advice)) = presentation {
+                    eprintln!("  {advice}");
+                }
             }
             exit::PASSED
         }

@@ -36,6 +36,16 @@ pub struct NativeSupport {
 /// The note every native-terminal result carries about its evidence.
 pub const NATIVE_EVIDENCE_NOTE: &str = "native-terminal: the screenshots named after their steps and the window video are pixels of a real terminal window that showed the program's PTY output; the asciicast replay and the `-model` PNGs are rendered from the terminal model, diagnostic only, and every assertion read the terminal model";
 
+/// What `ui-qa check` says about a terminal flow's presentation: what it
+/// gives, and when the other one suits the program better.
+pub fn presentation_advice(p: qa_core::flow::Presentation) -> &'static str {
+    use qa_core::flow::Presentation;
+    match p {
+        Presentation::Pty => "presentation pty: assertions and captures come from the terminal model (fast, no display needed); when the bug is in what a person sees (colours, glyphs, box drawing, wrapping, clipping), add \"presentation\": \"native-terminal\" for pixels of a real terminal window (Linux with X11 or --virtual-display)",
+        Presentation::NativeTerminal => "presentation native-terminal: assertions read the terminal model as in pty, and captures and video are pixels of an owned kitty, Alacritty or xterm window (Linux with X11 or --virtual-display, BLOCKED otherwise); use pty when text, cursor and exit codes are what the flow proves",
+    }
+}
+
 fn missing(id: &str, reason: impl Into<String>, remediation: &str) -> MissingCapability {
     MissingCapability {
         id: id.into(),
@@ -77,9 +87,24 @@ pub(crate) fn probe(
     let wanted = wanted.map(provider::Provider::of);
     let found = provider::find(wanted, qa_core::host::which);
     match (&found, wanted) {
-        (Some((p, path)), _) => present.push(Capability {
+        (Some((p, path)), w) => present.push(Capability {
             id: "terminal-emulator".into(),
-            detail: format!("{} ({})", p.name(), path.display()),
+            detail: format!(
+                "{} ({}), {}",
+                p.name(),
+                path.display(),
+                match w {
+                    Some(_) => "named by the flow's terminal".to_string(),
+                    None => format!(
+                        "the first installed of {}",
+                        provider::PROVIDERS
+                            .iter()
+                            .map(|p| p.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            ),
         }),
         (None, Some(p)) => missing_all.push(missing(
             "terminal-emulator",
