@@ -449,3 +449,15 @@ fn check_says_which_presentation_suits_which_program() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("warning[flow.terminal_unused]"), "{err}");
 }
+
+#[test]
+fn the_example_flow_passes_with_a_window_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = common::root().join("examples/tui-native-vim.jsonc");
+    let (code, r) = run_virtual(&flow, dir.path());
+    assert_eq!(code, 0, "{r:#}");
+    let png = artifact(&r, "screenshots/window.png").expect("a window picture");
+    let text = ocr(&png);
+    assert!(text.contains("what the model read"), "{text}");
+    assert_clean(&r, &["terminal window", "terminal target"]);
+}
