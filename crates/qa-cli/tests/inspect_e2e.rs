@@ -315,19 +315,26 @@ fn a_gtk4_calculator_is_listed_with_its_buttons() {
     for digit in ["0 0", "1 1", "2 2", "9 9", "+ +", "= ="] {
         assert!(buttons.contains(&digit), "{digit:?} not in {buttons:?}");
     }
-    // Buttons first: every button's reference comes before any other
-    // control's, and the text lists them in that order.
+    // Buttons first: every button's reference (push, toggle or menu
+    // button) comes before any other control's, and the text lists them in
+    // that order.
     let number = |e: &Value| e["ref"].as_str()?.strip_prefix("@e")?.parse::<u64>().ok();
+    let is_button = |e: &Value| {
+        matches!(
+            e["role"].as_str(),
+            Some("push button" | "toggle button" | "push button menu")
+        )
+    };
     let elements = v["elements"].as_array().unwrap();
     let last_button = elements
         .iter()
-        .filter(|e| e["role"] == "push button")
+        .filter(|e| is_button(e))
         .filter_map(number)
         .max()
         .unwrap();
     let others: Vec<&Value> = elements
         .iter()
-        .filter(|e| e["ref"].is_string() && e["role"] != "push button")
+        .filter(|e| e["ref"].is_string() && !is_button(e))
         .collect();
     assert!(
         others.iter().all(|e| number(e).unwrap() > last_button),
@@ -336,7 +343,12 @@ fn a_gtk4_calculator_is_listed_with_its_buttons() {
     let (code, out, err) = inspect(&["--app", "--virtual-display", "--", "gnome-calculator"]);
     assert_eq!(code, 0, "{err}");
     let first = out.lines().nth(1).unwrap_or_default();
-    assert!(first.starts_with("  @e1 push button "), "{out}");
+    assert!(
+        ["push button", "toggle button", "push button menu"]
+            .iter()
+            .any(|r| first.starts_with(&format!("  @e1 {r} "))),
+        "{out}"
+    );
 }
 
 #[test]
