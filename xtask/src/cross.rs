@@ -18,7 +18,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The targets every crate must type-check and lint clean for.
-pub const TARGETS: &[&str] = &["x86_64-pc-windows-msvc", "aarch64-apple-darwin"];
+/// Both macOS architectures: Apple silicon and the Intel Macs and
+/// `macos-13` runners that remain.
+pub const TARGETS: &[&str] = &[
+    "x86_64-pc-windows-msvc",
+    "aarch64-apple-darwin",
+    "x86_64-apple-darwin",
+];
 
 /// Crates whose test code (unit and integration tests) is type-checked and
 /// linted for each target too: the real-surface tests only that
@@ -144,7 +150,7 @@ pub fn check(root: &Path) -> bool {
     if failed.is_empty() {
         eprintln!(
             "xtask cross-check: every crate type-checks and lints clean for {}",
-            TARGETS.join(" and ")
+            TARGETS.join(", ")
         );
         true
     } else {

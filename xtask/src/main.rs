@@ -7,7 +7,7 @@
 //! - `cargo xtask ci`       `test` plus formatting and clippy checks
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
 //! - `cargo xtask cross-check` type-check and lint every crate for
-//!   `x86_64-pc-windows-msvc` and `aarch64-apple-darwin` (see `cross.rs`)
+//!   `x86_64-pc-windows-msvc`, `aarch64-apple-darwin` and `x86_64-apple-darwin` (see `cross.rs`)
 //! - `cargo xtask bench`    ui-qa and peer tools side by side, interleaved
 //!   over rounds: `bench [web|tui|desktop|all] [--rounds N]` (medians and
 //!   the ratio of ui-qa to the fastest peer; see `bench/mod.rs`)
