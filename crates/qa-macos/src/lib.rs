@@ -1,8 +1,11 @@
 //! # qa-macos — the macOS accessibility (AXUIElement) driver for ui-qa
 //!
-//! This crate compiles on every platform. Today it is an honest placeholder
-//! ([`qa_core::placeholder::PlaceholderDriver`]): its probe answers BLOCKED —
-//! `platform` off macos, and `driver` ("not implemented yet") on macos — so a
+//! This crate compiles on every platform. Today its driver is an honest
+//! placeholder ([`qa_core::placeholder::PlaceholderDriver`]): its probe
+//! answers BLOCKED — `platform` off macos, and `driver` ("not implemented
+//! yet") on macos, with the privacy grants the real driver will need and
+//! this process lacks ([`permissions`]: Accessibility, and Screen Recording
+//! for a flow that keeps pixels), each with its System Settings pane — so a
 //! desktop flow selected for it ends with a handoff instead of a fake pass.
 //! It already declares the steps and locator kinds the real driver will
 //! accept, so flows written for it pass `ui-qa check` today. See
@@ -16,7 +19,14 @@
 
 #![warn(missing_docs)]
 
-use qa_core::driver::{Backend, DriverId, DriverInfo, Platform};
+pub mod permissions;
+
+use async_trait::async_trait;
+use qa_core::driver::{
+    Backend, DriverError, DriverId, DriverInfo, Host, Platform, Probe, RunOptions, SessionContext,
+    SurfaceDriver, SurfaceSession,
+};
+use qa_core::flow::Flow;
 use qa_core::placeholder::PlaceholderDriver;
 
 /// The driver id: `desktop/macos-accessibility`.
@@ -28,12 +38,54 @@ pub const DRIVER_ID: DriverId = DriverId {
 /// The platform this driver runs on.
 pub const PLATFORM: Platform = Platform::Macos;
 
-/// the macOS accessibility (AXUIElement) driver (not implemented yet: BLOCKED with a handoff everywhere).
-pub fn driver() -> PlaceholderDriver {
-    PlaceholderDriver::new(
-        DriverInfo::desktop_accessibility(DRIVER_ID, PLATFORM),
-        "accessibility",
-    )
+/// The macOS accessibility (AXUIElement) driver (not implemented yet:
+/// BLOCKED with a handoff everywhere).
+pub fn driver() -> MacDriver {
+    MacDriver {
+        placeholder: PlaceholderDriver::new(
+            DriverInfo::desktop_accessibility(DRIVER_ID, PLATFORM),
+            "accessibility",
+        ),
+    }
+}
+
+/// The macOS desktop driver.
+pub struct MacDriver {
+    placeholder: PlaceholderDriver,
+}
+
+#[async_trait]
+impl SurfaceDriver for MacDriver {
+    fn info(&self) -> &DriverInfo {
+        self.placeholder.info()
+    }
+
+    /// The placeholder's answer and, on macOS, every grant this process
+    /// lacks for the flow.
+    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
+        #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
+        let mut p = self.placeholder.probe(flow, host, options).await;
+        #[cfg(target_os = "macos")]
+        {
+            let program = std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "ui-qa".into());
+            p.missing.extend(permissions::missing(
+                permissions::Grants::read(),
+                permissions::needs_screen_recording(flow, options),
+                &program,
+            ));
+        }
+        p
+    }
+
+    async fn open(
+        &self,
+        flow: &Flow,
+        ctx: SessionContext,
+    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
+        self.placeholder.open(flow, ctx).await
+    }
 }
 
 #[cfg(test)]
