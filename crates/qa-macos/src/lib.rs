@@ -8,7 +8,9 @@
 //! for a flow that keeps pixels), each with its System Settings pane — so a
 //! desktop flow selected for it ends with a handoff instead of a fake pass.
 //! It already declares the steps and locator kinds the real driver will
-//! accept, so flows written for it pass `ui-qa check` today. See
+//! accept, so flows written for it pass `ui-qa check` today, and holds the
+//! driver's first plain parts: [`keycodes`] (the flow's keys as `kVK_*`
+//! codes and `CGEventFlags`, Meta = Command) and [`permissions`]. See
 //! `docs/platforms.md` and `ui-qa guide --backend desktop --topic macos-accessibility`.
 //!
 //! ```
@@ -19,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod keycodes;
 pub mod permissions;
 
 use async_trait::async_trait;

@@ -14,7 +14,7 @@
 //! terminal that started ui-qa (Terminal, iTerm2), or a CI runner's agent.
 //! The handoff names ui-qa's own path and says so.
 //!
-//! Reading the grants is macOS-only ([`Grants::read`]); what they mean is
+//! Reading the grants is macOS-only (`Grants::read`); what they mean is
 //! plain code, unit-tested on every platform.
 
 use qa_core::driver::{MissingCapability, RunOptions};
