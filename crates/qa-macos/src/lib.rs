@@ -9,8 +9,10 @@
 //! desktop flow selected for it ends with a handoff instead of a fake pass.
 //! It already declares the steps and locator kinds the real driver will
 //! accept, so flows written for it pass `ui-qa check` today, and holds the
-//! driver's first plain parts: [`keycodes`] (the flow's keys as `kVK_*`
-//! codes and `CGEventFlags`, Meta = Command) and [`permissions`]. See
+//! driver's first plain parts: [`ax`] (the batched attribute reads, the
+//! accessible name, and the action or attribute each step uses),
+//! [`keycodes`] (the flow's keys as `kVK_*` codes and `CGEventFlags`,
+//! Meta = Command) and [`permissions`]. See
 //! `docs/platforms.md` and `ui-qa guide --backend desktop --topic macos-accessibility`.
 //!
 //! ```
@@ -21,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+pub mod ax;
 pub mod keycodes;
 pub mod permissions;
 
