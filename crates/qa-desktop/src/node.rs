@@ -173,6 +173,12 @@ pub fn format_value(v: f64) -> String {
     }
 }
 
+/// A flow's value as the number a range control (slider, spinner) takes:
+/// surrounding spaces ignored, finite only.
+pub fn parse_number(value: &str) -> Option<f64> {
+    value.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
 /// The views of a fetched tree, for locator matching.
 pub fn views<E>(nodes: &[Node<E>]) -> Vec<NodeView> {
     nodes.iter().map(|n| n.view.clone()).collect()

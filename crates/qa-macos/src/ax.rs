@@ -12,7 +12,7 @@
 //! - [`activate`], [`set_value`], [`select`]: the action or attribute each
 //!   step uses, or a real click where the element offers none.
 
-use qa_desktop::node::Fields;
+use qa_desktop::node::{parse_number, Fields};
 
 /// `kAXRoleAttribute`.
 pub const ROLE: &str = "AXRole";
@@ -147,11 +147,7 @@ pub fn set_value(role: &str, settable: bool, value: &str) -> Result<ValuePlan, V
         return Err(ValueRefusal::ReadOnly);
     }
     match role {
-        "AXSlider" | "AXIncrementor" => value
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
+        "AXSlider" | "AXIncrementor" => parse_number(value)
             .map(ValuePlan::Number)
             .ok_or(ValueRefusal::NotANumber),
         _ => Ok(ValuePlan::Text),

@@ -178,11 +178,7 @@ pub fn set_value(
         return Ok(ValuePlan::Text);
     }
     if p.has(Pattern::RangeValue) && range_read_only != Some(true) {
-        return value
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
+        return qa_desktop::node::parse_number(value)
             .map(ValuePlan::Number)
             .ok_or(ValueRefusal::NotANumber);
     }

@@ -47,8 +47,9 @@ pub(crate) fn missing(id: &str, reason: impl Into<String>, remediation: &str) ->
     }
 }
 
-/// What the host lacks for a run in the given mode (empty: nothing).
-pub(crate) fn host_missing(virtual_display: bool) -> Vec<MissingCapability> {
+/// What the host lacks for an X display in the given mode (empty:
+/// nothing): Xvfb for a virtual one, else an X11 `DISPLAY`.
+pub(crate) fn display_missing(virtual_display: bool) -> Vec<MissingCapability> {
     let mut m = Vec::new();
     if virtual_display {
         if which("Xvfb").is_none() {
@@ -58,6 +59,32 @@ pub(crate) fn host_missing(virtual_display: bool) -> Vec<MissingCapability> {
                 "apt-get install -y xvfb",
             ));
         }
+        return m;
+    }
+    let display = std::env::var("DISPLAY").ok().filter(|s| !s.is_empty());
+    let wayland = std::env::var("WAYLAND_DISPLAY")
+        .ok()
+        .filter(|s| !s.is_empty());
+    match (display, wayland) {
+        (None, Some(w)) => m.push(missing(
+            "x11-display",
+            format!("only a Wayland display ({w}) is available; window capture and input need X11"),
+            "run with --virtual-display, or start Xwayland and set DISPLAY",
+        )),
+        (None, None) => m.push(missing(
+            "display",
+            "no X display: DISPLAY is not set",
+            "run with --virtual-display or set DISPLAY",
+        )),
+        _ => {}
+    }
+    m
+}
+
+/// What the host lacks for a run in the given mode (empty: nothing).
+pub(crate) fn host_missing(virtual_display: bool) -> Vec<MissingCapability> {
+    let mut m = display_missing(virtual_display);
+    if virtual_display {
         if which("dbus-daemon").is_none() {
             m.push(missing(
                 "dbus-daemon",
@@ -65,33 +92,12 @@ pub(crate) fn host_missing(virtual_display: bool) -> Vec<MissingCapability> {
                 "apt-get install -y dbus",
             ));
         }
-    } else {
-        let display = std::env::var("DISPLAY").ok().filter(|s| !s.is_empty());
-        let wayland = std::env::var("WAYLAND_DISPLAY")
-            .ok()
-            .filter(|s| !s.is_empty());
-        match (display, wayland) {
-            (None, Some(w)) => m.push(missing(
-                "x11-display",
-                format!(
-                    "only a Wayland display ({w}) is available; window capture and input need X11"
-                ),
-                "run with --virtual-display, or start Xwayland and set DISPLAY",
-            )),
-            (None, None) => m.push(missing(
-                "display",
-                "no X display: DISPLAY is not set",
-                "run with --virtual-display or set DISPLAY",
-            )),
-            _ => {}
-        }
-        if session_bus_from_env().is_none() {
-            m.push(missing(
-                "session-bus",
-                "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist",
-                "run with --virtual-display, or run ui-qa inside `dbus-run-session -- …`",
-            ));
-        }
+    } else if session_bus_from_env().is_none() {
+        m.push(missing(
+            "session-bus",
+            "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist",
+            "run with --virtual-display, or run ui-qa inside `dbus-run-session -- …`",
+        ));
     }
     if a11y_service_file().is_none() {
         m.push(missing(

@@ -6,7 +6,7 @@
 //! that owns it and captured exactly as the desktop driver's windows are.
 
 use super::capture::{CaptureError, XWindow, X11};
-use super::display::{private_dir, start_xvfb};
+use super::display::{display_missing, missing, private_dir, start_xvfb};
 use super::{procs, video};
 use async_trait::async_trait;
 use qa_core::host::which;
@@ -28,49 +28,10 @@ const LOOK_EVERY: Duration = Duration::from_millis(50);
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct X11Host;
 
-fn missing(id: &str, reason: &str, remediation: &str) -> MissingCapability {
-    MissingCapability {
-        id: id.into(),
-        reason: reason.into(),
-        remediation: remediation.into(),
-    }
-}
-
-/// What is missing for a display in this mode (empty: nothing).
-fn host_missing(options: &RunOptions) -> Vec<MissingCapability> {
-    if options.virtual_display {
-        return match which("Xvfb") {
-            Some(_) => Vec::new(),
-            None => vec![missing(
-                "xvfb",
-                "--virtual-display needs Xvfb, which is not on PATH",
-                "apt-get install -y xvfb",
-            )],
-        };
-    }
-    let display = std::env::var("DISPLAY").ok().filter(|s| !s.is_empty());
-    let wayland = std::env::var("WAYLAND_DISPLAY")
-        .ok()
-        .filter(|s| !s.is_empty());
-    match (display, wayland) {
-        (Some(_), _) => Vec::new(),
-        (None, Some(_)) => vec![missing(
-            "x11-display",
-            "only a Wayland display is available; an owned terminal window is found and captured on X11",
-            "run with --virtual-display, or start Xwayland and set DISPLAY",
-        )],
-        (None, None) => vec![missing(
-            "display",
-            "no X display: DISPLAY is not set",
-            "run with --virtual-display or set DISPLAY",
-        )],
-    }
-}
-
 #[async_trait]
 impl WindowHost for X11Host {
     fn probe(&self, options: &RunOptions) -> Result<Capability, Vec<MissingCapability>> {
-        let m = host_missing(options);
+        let m = display_missing(options.virtual_display);
         if !m.is_empty() {
             return Err(m);
         }
@@ -92,7 +53,10 @@ impl WindowHost for X11Host {
         ctx: &SessionContext,
         deadline: Deadline,
     ) -> Result<Box<dyn WindowScreen>, DriverError> {
-        if let Some(m) = host_missing(&ctx.options).into_iter().next() {
+        if let Some(m) = display_missing(ctx.options.virtual_display)
+            .into_iter()
+            .next()
+        {
             return Err(DriverError::blocked(DesktopCode::HostMissing, m));
         }
         let mut screen = Screen {
@@ -123,7 +87,7 @@ impl WindowHost for X11Host {
                     DesktopCode::HostMissing,
                     missing(
                         "display",
-                        &format!("the X display {} cannot be opened: {e}", screen.display),
+                        format!("the X display {} cannot be opened: {e}", screen.display),
                         "run with --virtual-display, or set DISPLAY to a display this user may open",
                     ),
                 )
