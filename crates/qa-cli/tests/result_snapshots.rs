@@ -51,8 +51,10 @@ fn redact(v: &mut Value) {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {
                 match k.as_str() {
-                    "runId" | "startedAt" | "startedMs" | "durationMs" | "evidenceDir" | "path"
-                    | "uri" | "sha256" | "bytes" | "attempts" | "pid" => *x = json!("[redacted]"),
+                    "runId" | "startedAt" | "startedMs" | "atMs" | "durationMs" | "evidenceDir"
+                    | "path" | "uri" | "sha256" | "bytes" | "attempts" | "pid" => {
+                        *x = json!("[redacted]")
+                    }
                     _ => redact(x),
                 }
             }

@@ -110,17 +110,6 @@ fn distinct_frames(file: &str) -> usize {
         .count()
 }
 
-/// The RGB pixels of the frame shown at `t` seconds.
-fn frame_at(file: &str, t: f64) -> Vec<u8> {
-    let o = Command::new("ffmpeg")
-        .args(["-v", "error", "-ss", &format!("{t:.3}"), "-i", file])
-        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    o.stdout
-}
-
 /// The RGB pixels of every frame shown from `t0` to `t1` seconds.
 fn frames_between(file: &str, t0: f64, t1: f64) -> Vec<Vec<u8>> {
     let o = Command::new("ffmpeg")
@@ -162,15 +151,25 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
     let (w, h, frames, duration) = probe(file);
     assert_eq!((w, h), (VIEW_W, VIEW_H), "frame size = the viewport");
     assert!(frames >= 10, "{frames} frames");
-    // The video spans the steps: from the first step's start to the end —
-    // unless the encoder fell behind on a busy machine and was stopped near
-    // the cleanup deadline, which the result must then say (the video ends
-    // where it had got to, and what it holds is checked below).
+    // The video spans the steps and the holds (each performed step's
+    // result stays on screen for videoSettleMs, 500 ms, in the video while
+    // the run goes on) — unless the encoder fell behind on a busy machine
+    // and was stopped near the cleanup deadline, which the result must
+    // then say (the video ends where it had got to, and what it holds is
+    // checked below).
     let steps = r["steps"].as_array().unwrap();
+    let holds = art["holds"].as_array().expect("the video's holds");
+    assert_eq!(
+        holds.len(),
+        5,
+        "one hold per performed step (5 actions, 2 assertions): {holds:?}"
+    );
+    assert!(holds.iter().all(|h| h["ms"] == 500), "{holds:?}");
+    let held: u64 = holds.iter().map(|h| h["ms"].as_u64().unwrap()).sum();
     let first = steps[0]["startedMs"].as_u64().unwrap();
     let last = steps.last().unwrap();
     let end = last["startedMs"].as_u64().unwrap() + last["durationMs"].as_u64().unwrap();
-    let step_time = (end - first) as f64 / 1000.0;
+    let video_time = (end - first + held) as f64 / 1000.0;
     let cut_short = r["observations"].as_array().unwrap().iter().any(|o| {
         o["message"]
             .as_str()
@@ -178,13 +177,13 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
     });
     if cut_short {
         assert!(
-            duration < step_time,
-            "a video said to be cut short spans {duration:.2} s of {step_time:.2} s"
+            duration < video_time,
+            "a video said to be cut short spans {duration:.2} s of {video_time:.2} s"
         );
     } else {
         assert!(
-            (duration - step_time).abs() <= 0.2 * step_time,
-            "video {duration:.2} s vs steps {step_time:.2} s; observations {:#}",
+            (duration - video_time).abs() <= 0.2 * video_time,
+            "video {duration:.2} s vs steps and holds {video_time:.2} s; observations {:#}",
             r["observations"]
         );
     }
@@ -196,30 +195,38 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
         video_start <= first + 50,
         "{video_start} vs first step {first}"
     );
-    // After the last step the visualizer's marks are gone (they clear
-    // within the post-action settle): nothing of the marker colour remains
-    // (in a video that reaches the end).
-    let at = |ms: u64| (ms.saturating_sub(video_start)) as f64 / 1000.0;
-    if !cut_short {
-        assert_eq!(
-            marker_pixels(&frame_at(file, (duration - 0.03).max(0.0))),
-            0
+    // Where a moment of the run is in the video: after the video started,
+    // plus every hold before it.
+    let at = |ms: u64| {
+        let before: u64 = holds
+            .iter()
+            .filter(|h| h["atMs"].as_u64().unwrap() <= ms)
+            .map(|h| h["ms"].as_u64().unwrap())
+            .sum();
+        (ms.saturating_sub(video_start) + before) as f64 / 1000.0
+    };
+    // Every action's marks (the click's pulse, the typing outline, the
+    // drag's path) show for at least 400 ms of the video: from the step's
+    // start to the next step's, which includes its hold.
+    let fps = frames as f64 / duration;
+    for i in 0..5 {
+        let from = at(steps[i]["startedMs"].as_u64().unwrap());
+        let to = at(steps[i + 1]["startedMs"].as_u64().unwrap());
+        if cut_short && to > duration {
+            break;
+        }
+        let marked = frames_between(file, from, to)
+            .iter()
+            .filter(|f| marker_pixels(f) >= 30)
+            .count();
+        let shown = marked as f64 / fps;
+        assert!(
+            shown >= 0.4,
+            "step {} ({}): its marks show for {shown:.2} s of the video ({marked} frames at {fps:.1} fps, {from:.2}–{to:.2} s)",
+            i + 1,
+            steps[i]["action"]
         );
     }
-    // During the first click's step: the visualizer's pulse at the click
-    // point (it lasts 420 ms; the step's settle lasts until it is gone).
-    let click = &steps[0];
-    let click_start = click["startedMs"].as_u64().unwrap();
-    let click_end = click_start + click["durationMs"].as_u64().unwrap();
-    let shown = frames_between(file, at(click_start), at(click_end))
-        .iter()
-        .map(|f| marker_pixels(f))
-        .max()
-        .unwrap_or(0);
-    assert!(
-        shown >= 30,
-        "the click marker shows in a frame after the click ({shown} px)"
-    );
 }
 
 /// `PATH` with every tool a browser run needs but `ffmpeg`.
@@ -461,4 +468,54 @@ fn a_failing_browser_run_keeps_its_step_trace() {
     );
     assert_eq!(code, 0, "{r:#}");
     assert!(r["artifacts"]["traces"].as_array().unwrap().is_empty());
+}
+
+/// A PNG's RGB pixels (decoded by ffmpeg).
+fn png_pixels(file: &str) -> Vec<u8> {
+    let o = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", file])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    o.stdout
+}
+
+#[test]
+fn a_picture_right_after_a_click_shows_the_page_not_the_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = fixture_flow(
+        dir.path(),
+        "shot",
+        r#"{ "target": { "serve": "web", "url": "record.html" },
+  "viewport": { "width": 800, "height": 600 },
+  "evidence": { "video": "on" },
+  "steps": [
+    { "action": "click", "locator": { "role": "button", "name": "Count" } },
+    { "action": "screenshot", "name": "after-click" }
+  ] }"#,
+    );
+    let (code, r) = run_json(&flow, &dir.path().join("ws"), &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    let (file, art) = &videos(&r)[0];
+    // The click's pulse is in the video (held there)…
+    let holds = art["holds"].as_array().expect("holds");
+    let click_at = holds[0]["atMs"].as_u64().unwrap();
+    let start = art["startedMs"].as_u64().unwrap();
+    let t = (click_at - start) as f64 / 1000.0;
+    let held = frames_between(file, t, t + 0.4);
+    assert!(
+        held.iter().all(|f| marker_pixels(f) >= 30),
+        "the click's marks are held in the video"
+    );
+    // …and the picture taken right after it shows the page without them.
+    let shots = r["artifacts"]["screenshots"].as_array().unwrap();
+    let shot = shots
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .find(|p| p.ends_with("after-click.png"))
+        .expect("the screenshot");
+    let px = png_pixels(shot);
+    assert_eq!(px.len(), (VIEW_W * VIEW_H * 3) as usize);
+    assert_eq!(marker_pixels(&px), 0, "no mark of the click in {shot}");
 }

@@ -7,7 +7,7 @@ use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
 use qa_core::Evidence;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One page's recording.
 pub(crate) struct Live {
@@ -26,18 +26,22 @@ pub(crate) struct Recorders {
     height: u32,
     /// Frames come from masked captures, not the screencast.
     masked: bool,
+    /// How long a performed step's result is held in its page's video.
+    hold: Duration,
     live: Mutex<HashMap<String, Live>>,
     popups: Mutex<usize>,
 }
 
 impl Recorders {
-    /// Recordings of `width`×`height` pages in `mode` (not `off`).
+    /// Recordings of `width`×`height` pages in `mode` (not `off`), each
+    /// step's result held for `hold`.
     pub(crate) fn new(
         evidence: Arc<Evidence>,
         processes: Arc<ProcessOwner>,
         mode: RecordMode,
         bounds: VideoBounds,
         (width, height): (u32, u32),
+        hold: Duration,
     ) -> Recorders {
         let masked = !evidence.secrets().is_empty();
         Recorders {
@@ -48,6 +52,7 @@ impl Recorders {
             width,
             height,
             masked,
+            hold,
             live: Mutex::new(HashMap::new()),
             popups: Mutex::new(0),
         }
@@ -104,6 +109,16 @@ impl Recorders {
         if let Some(l) = self.live.lock().expect("live lock").get(session) {
             if l.ended.is_none() {
                 l.recorder.push(frame, at);
+            }
+        }
+    }
+
+    /// A step on `session`'s page was performed at `at`: its video holds
+    /// what the page showed then (see [`VideoRecorder::hold`]).
+    pub(crate) fn hold(&self, session: &str, at: Instant) {
+        if let Some(l) = self.live.lock().expect("live lock").get(session) {
+            if l.ended.is_none() {
+                l.recorder.hold(at, self.hold);
             }
         }
     }

@@ -54,17 +54,17 @@ struct Environment {
     scheme: &'static str,
     motion: &'static str,
     settle_ms: u64,
-    /// The quiet window of the first navigation: the flow's own (the
-    /// video's timeline starts with the first step, so the load needs no
-    /// readable pause).
-    load_settle_ms: u64,
+    /// How long each performed step's result is held in the video
+    /// (`videoSettleMs`).
+    video_hold_ms: u64,
 }
 
 impl Environment {
-    /// The flow's environment; while video records, the post-action quiet
-    /// window is at least `videoSettleMs` (default 500) so the recording
-    /// shows each result.
-    fn of(flow: &Flow, recording: bool) -> Environment {
+    /// The flow's environment. Video never lengthens the run: the
+    /// post-action quiet window is the flow's `settleMs` with or without
+    /// it, and a recording holds each result for `videoSettleMs` (default
+    /// 500) in its own timeline instead.
+    fn of(flow: &Flow) -> Environment {
         let vp = flow.viewport.unwrap_or_default();
         let env = flow.environment.clone().unwrap_or_default();
         let scheme = match env.color_scheme {
@@ -82,14 +82,8 @@ impl Environment {
             timezone: env.timezone_id.unwrap_or_else(|| "UTC".into()),
             scheme,
             motion,
-            load_settle_ms: env.settle_ms.unwrap_or(100),
-            settle_ms: if recording {
-                env.settle_ms
-                    .unwrap_or(100)
-                    .max(env.video_settle_ms.unwrap_or(500))
-            } else {
-                env.settle_ms.unwrap_or(100)
-            },
+            settle_ms: env.settle_ms.unwrap_or(100),
+            video_hold_ms: env.video_settle_ms.unwrap_or(500),
         }
     }
 }
@@ -131,7 +125,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     }
     let allow = Allowlist::new(origins);
 
-    let env = Environment::of(flow, ctx.recording.video.records());
+    let env = Environment::of(flow);
     // As root, Chromium runs as a user of its own (host::user), its
     // profile in scratch that user can reach.
     let user = host::user::pick();
@@ -223,6 +217,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             ctx.recording.video,
             ctx.recording.bounds,
             (env.width, env.height),
+            std::time::Duration::from_millis(env.video_hold_ms),
         )));
     }
     spawn_pump(sh.clone(), rx);
@@ -240,7 +235,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let page = Page {
         sh: sh.clone(),
         session,
-        settle_ms: env.load_settle_ms,
+        settle_ms: env.settle_ms,
         frame: None,
     };
     emulate(&page, &env).await?;
@@ -292,9 +287,6 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         session.publish_server_log();
         return Err(e);
     }
-    // From the first step on, actions settle for as long as a recording
-    // needs to be readable.
-    session.page.settle_ms = env.settle_ms;
     session.masked_frame(&session.page.clone()).await;
     Ok(session)
 }
@@ -586,6 +578,11 @@ impl SurfaceSession for WebSession {
                 }
                 let r = steps::perform(&page, &self.base, &self.ctx.evidence, step, deadline).await;
                 self.masked_frame(&page).await;
+                // The result (and the visualizer's marks) stays on screen
+                // in the video while the run goes on.
+                if let Some(rec) = self.page.sh.video.get() {
+                    rec.hold(&page.session, std::time::Instant::now());
+                }
                 if let Some(t) = self.trace.as_mut() {
                     let err = r.as_ref().err().map(|e| e.to_string());
                     t.end_action(&page, &self.ctx.evidence, err.as_deref())

@@ -14,11 +14,11 @@
 //!   navigation, the actions, checking that the result element reads
 //!   `done`, and closing the browser.
 //!   - ui-qa: one `ui-qa run` of the task's flow (role/label/text/testId
-//!     locators, then `assertText` on the result) with `--video off` — the
-//!     ratio, like for like with peers that record nothing; and again with
-//!     its default video (`--video on`: screencast, visualizer, the 500 ms
-//!     readable settle, WebM encoding), shown for reference, so the table
-//!     says what recording costs.
+//!     locators, then `assertText` on the result) with its defaults, as a
+//!     user runs it (video on: screencast, visualizer, holds, WebM
+//!     encoding) — the headline ratio; and again with `--video off`, shown
+//!     for reference, so the table and the line under it say what
+//!     recording costs.
 //!   - Playwright: one `node playwright-task.mjs <task> <url>`
 //!     (`xtask/bench/peers/`).
 //!   - agent-browser: one CLI call per step as its users run it (`open`,
@@ -66,8 +66,8 @@ enum Who {
 }
 
 const CONTENDERS: [(Who, &str, Kind); 4] = [
-    (Who::UiQaNoVideo, "ui-qa --video off", Kind::UiQa),
-    (Who::UiQa, "ui-qa (video on)", Kind::Reference),
+    (Who::UiQa, "ui-qa (defaults)", Kind::UiQa),
+    (Who::UiQaNoVideo, "ui-qa --video off", Kind::Reference),
     (Who::Playwright, "playwright", Kind::Peer),
     (Who::AgentBrowser, "agent-browser", Kind::Peer),
 ];
@@ -331,5 +331,34 @@ pub fn run(ctx: &Ctx) -> bool {
     };
     println!("{}", miniwob.render());
     println!("{}", form.render());
+    println!("{}", video_cost(&tasks, &cells));
     ok
+}
+
+/// What video costs: per task, ui-qa's default run (video on) over the
+/// same run with `--video off`, and their median.
+fn video_cost(tasks: &[&str], cells: &[Vec<Cell>]) -> String {
+    let on = CONTENDERS
+        .iter()
+        .position(|(w, _, _)| matches!(w, Who::UiQa))
+        .expect("ui-qa is a contender");
+    let off = CONTENDERS
+        .iter()
+        .position(|(w, _, _)| matches!(w, Who::UiQaNoVideo))
+        .expect("ui-qa --video off is a contender");
+    let mut ratios = Vec::new();
+    let mut each = Vec::new();
+    for (task, row) in tasks.iter().zip(cells) {
+        if let (Some(a), Some(b)) = (row[on].median(), row[off].median()) {
+            ratios.push(a / b);
+            each.push(format!("{task} {:.2}x", a / b));
+        }
+    }
+    match super::timing::median(&ratios) {
+        Some(m) => format!(
+            "web: video on / video off (ui-qa defaults over --video off): median {m:.2}x ({})\n",
+            each.join(", ")
+        ),
+        None => "web: video on / video off: no task completed both ways\n".into(),
+    }
 }

@@ -118,6 +118,39 @@ pub struct Artifact {
     /// (`steps[].startedMs`) on its timeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_ms: Option<u64>,
+    /// For a video: where its timeline was paused to keep a result on
+    /// screen (see [`VideoHold`]), in order. A moment `t` of the run
+    /// (`steps[].startedMs`) is shown at `t - startedMs` plus the lengths
+    /// of the holds at or before `t`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<VideoHold>,
+}
+
+/// A pause in a video's timeline: the frame shown at `at_ms` stays for
+/// `ms` more while the run went on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VideoHold {
+    /// When, in milliseconds after the run started.
+    pub at_ms: u64,
+    /// How long the frame is held, in milliseconds.
+    pub ms: u64,
+}
+
+impl Artifact {
+    /// Where the moment `at_ms` of the run (milliseconds after it started)
+    /// is in this recording, in milliseconds after its first frame
+    /// (`None`: not a recording). A moment before the recording is at 0.
+    pub fn recording_ms(&self, at_ms: u64) -> Option<u64> {
+        let origin = self.started_ms?;
+        let held: u64 = self
+            .holds
+            .iter()
+            .filter(|h| h.at_ms <= at_ms)
+            .map(|h| h.ms)
+            .sum();
+        Some(at_ms.saturating_sub(origin) + if at_ms >= origin { held } else { 0 })
+    }
 }
 
 /// An artifact withheld because it contained a secret (its file is deleted).
@@ -617,7 +650,7 @@ impl Evidence {
         f.write_all(bytes).map_err(io_err(&p))?;
         f.sync_all().ok();
         drop(f);
-        self.publish_recording(group, &p, None, started_ms)
+        self.publish_recording(group, &p, None, started_ms, Vec::new())
     }
 
     /// Hashes, scans and publishes a file created with [`Evidence::new_file`].
@@ -672,6 +705,7 @@ impl Evidence {
             sha256: hex::encode(hasher.finalize()),
             step,
             started_ms: None,
+            holds: Vec::new(),
         };
         self.published
             .lock()
@@ -681,20 +715,24 @@ impl Evidence {
     }
 
     /// Hashes, scans and publishes a recording whose first frame was taken
-    /// `started_ms` after the run started (see [`Artifact::started_ms`]).
+    /// `started_ms` after the run started (see [`Artifact::started_ms`]),
+    /// with the pauses in its timeline ([`Artifact::holds`]).
     pub fn publish_recording(
         &self,
         group: ArtifactGroup,
         path: &Path,
         step: Option<usize>,
         started_ms: u64,
+        holds: Vec<VideoHold>,
     ) -> Result<Option<Artifact>, EvidenceError> {
         let a = self.publish(group, path, step)?;
         let Some(mut a) = a else { return Ok(None) };
         a.started_ms = Some(started_ms);
+        a.holds = holds;
         let mut list = self.published.lock().expect("published lock");
         if let Some(last) = list.iter_mut().rev().find(|x| x.path == a.path) {
             last.started_ms = Some(started_ms);
+            last.holds = a.holds.clone();
         }
         Ok(Some(a))
     }
@@ -781,6 +819,36 @@ const SCRATCH_SETTLE: std::time::Duration = std::time::Duration::from_secs(3);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_moment_of_the_run_is_placed_after_the_holds_before_it() {
+        let mut a = Artifact {
+            group: None,
+            path: String::new(),
+            uri: String::new(),
+            bytes: 0,
+            sha256: String::new(),
+            step: None,
+            started_ms: None,
+            holds: vec![
+                VideoHold {
+                    at_ms: 1_200,
+                    ms: 500,
+                },
+                VideoHold {
+                    at_ms: 2_000,
+                    ms: 300,
+                },
+            ],
+        };
+        assert_eq!(a.recording_ms(1_500), None, "not a recording");
+        a.started_ms = Some(1_000);
+        assert_eq!(a.recording_ms(900), Some(0), "before the first frame");
+        assert_eq!(a.recording_ms(1_100), Some(100));
+        assert_eq!(a.recording_ms(1_200), Some(700), "a hold at t is before t");
+        assert_eq!(a.recording_ms(1_999), Some(1_499));
+        assert_eq!(a.recording_ms(3_000), Some(2_800));
+    }
 
     fn store() -> (tempfile::TempDir, Evidence) {
         let t = tempfile::tempdir().unwrap();

@@ -273,7 +273,9 @@ pub struct Environment {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 10000))]
     pub settle_ms: Option<u64>,
-    /// Stable interval while video is recorded (ms, default 500).
+    /// How long the video holds each performed step's result on screen
+    /// (ms, default 500). The run does not wait for it: the pause is in
+    /// the video's timeline (the artifact's `holds`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 10000))]
     pub video_settle_ms: Option<u64>,

@@ -15,13 +15,20 @@
 //! times, and the outcome names the missing capability (not a failure).
 //! The encoder is a process the run started: it is registered with the
 //! run's [`ProcessOwner`] and ended with the rest if it outlives the run.
+//!
+//! A driver makes a result readable without waiting for it: after an
+//! action it [holds](VideoRecorder::hold) the video, which keeps the frame
+//! on screen then (the action's result and the visualizer's marks) for the
+//! hold's length in the encoded timeline while the run goes on. The holds
+//! are published with the video ([`crate::evidence::Artifact::holds`]) so
+//! a viewer can still place each step on it.
 
 mod cfr;
 pub mod ffmpeg;
 
 use crate::deadline::Deadline;
 use crate::driver::MissingCapability;
-use crate::evidence::{Artifact, ArtifactGroup, Evidence};
+use crate::evidence::{Artifact, ArtifactGroup, Evidence, VideoHold};
 use crate::process::ProcessOwner;
 use crate::recording::{RecordMode, VideoBounds};
 use std::fs::File;
@@ -128,6 +135,8 @@ pub fn missing_encoder() -> MissingCapability {
 enum Msg {
     Frame(Vec<u8>, Instant),
     Begin(Instant),
+    /// Hold the frame current at this instant for this long.
+    Hold(Instant, Duration),
     /// The video ends at this instant; it must be written by the deadline.
     End(Instant, Deadline),
 }
@@ -253,6 +262,7 @@ impl VideoRecorder {
             sink,
             prev: None,
             pending: None,
+            holds: Vec::new(),
             notes,
             capped: false,
             dropped: dropped.clone(),
@@ -279,6 +289,15 @@ impl VideoRecorder {
     /// later calls do nothing.
     pub fn begin(&self, at: Instant) {
         let _ = self.tx.try_send(Msg::Begin(at));
+    }
+
+    /// Keeps the frame current at `at` (the newest taken before it) on
+    /// screen for `length` more in the video; every later frame is shown
+    /// that much later. Nothing is held before the timeline began or once
+    /// the video reached its bound. Never blocks: a hold the worker has
+    /// no room for is left out (the video is then only less readable).
+    pub fn hold(&self, at: Instant, length: Duration) {
+        let _ = self.tx.try_send(Msg::Hold(at, length));
     }
 
     /// Hands one frame, taken at `at`, to the worker. Never blocks: when
@@ -496,6 +515,8 @@ struct Worker {
     prev: Option<Vec<u8>>,
     /// The newest frame before the timeline began.
     pending: Option<Vec<u8>>,
+    /// The holds in the timeline so far.
+    holds: Vec<VideoHold>,
     notes: Vec<String>,
     capped: bool,
     dropped: Arc<std::sync::atomic::AtomicU64>,
@@ -517,6 +538,7 @@ impl Worker {
                     }
                 }
                 Msg::Begin(at) => self.begin(at),
+                Msg::Hold(at, length) => self.hold(at, length),
                 Msg::End(at, d) => {
                     end = Some(at);
                     deadline = d;
@@ -537,6 +559,22 @@ impl Worker {
         }
     }
 
+    fn hold(&mut self, at: Instant, length: Duration) {
+        if !self.begun {
+            return;
+        }
+        let Some(n) = self.slots.hold(at, length) else {
+            return;
+        };
+        if let (Sink::Encoder(e), Some(p)) = (&mut self.sink, &self.prev) {
+            e.write(p, n);
+        }
+        self.holds.push(VideoHold {
+            at_ms: self.evidence.offset_ms(at),
+            ms: length.as_millis() as u64,
+        });
+    }
+
     fn frame(&mut self, frame: Vec<u8>, at: Instant) {
         if self.slots.full() {
             self.capped = true;
@@ -555,11 +593,7 @@ impl Worker {
                     self.capped = true;
                     return;
                 }
-                let ms = self
-                    .slots
-                    .first()
-                    .map(|f| at.saturating_duration_since(f).as_millis() as u64)
-                    .unwrap_or(0);
+                let ms = self.slots.output_time(at).as_millis() as u64;
                 let name = format!(
                     "{}-frame-{:05}.{}",
                     self.spec.name,
@@ -654,6 +688,7 @@ impl Worker {
                     "width": self.spec.width,
                     "height": self.spec.height,
                     "startedMs": started_ms,
+                    "holds": self.holds,
                     "frames": index,
                 });
                 let name = format!("{}-frames.json", self.spec.name);
@@ -695,7 +730,13 @@ impl Worker {
         drop(dst);
         let a = self
             .evidence
-            .publish_recording(ArtifactGroup::Videos, &p, self.spec.step, started_ms)
+            .publish_recording(
+                ArtifactGroup::Videos,
+                &p,
+                self.spec.step,
+                started_ms,
+                self.holds.clone(),
+            )
             .map_err(|e| e.to_string())?;
         if let Some(a) = &a {
             self.retain(a);

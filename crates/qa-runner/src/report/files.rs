@@ -144,6 +144,7 @@ mod tests {
             sha256: hex::encode(Sha256::digest(bytes)),
             step: None,
             started_ms: None,
+            holds: Vec::new(),
         }
     }
 

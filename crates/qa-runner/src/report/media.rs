@@ -7,6 +7,7 @@ use super::{human_ms, MAX_EMBEDDED_VIDEO_BYTES};
 use super::{MAX_INLINE_SCREENSHOTS, MAX_INLINE_SCREENSHOTS_TOTAL, MAX_INLINE_SCREENSHOT_BYTES};
 use base64::Engine as _;
 use qa_core::result::{RunResult, StepRecord, StepStatus};
+use qa_core::Artifact;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -21,18 +22,14 @@ pub(crate) struct Marker {
     pub label: String,
 }
 
-/// The steps that ran, placed on a recording that started `started_ms`
-/// after the run (a step that started before the recording sits at 0).
-pub(crate) fn markers(r: &RunResult, started_ms: Option<u64>) -> Vec<Marker> {
-    let Some(origin) = started_ms else {
-        return Vec::new();
-    };
+/// The steps that ran, placed on `recording`'s timeline (its holds
+/// included; a step that started before the recording sits at 0).
+pub(crate) fn markers(r: &RunResult, recording: &Artifact) -> Vec<Marker> {
     r.steps
         .iter()
         .filter_map(|s| {
-            let at = s.started_ms?;
             Some(Marker {
-                ms: at.saturating_sub(origin),
+                ms: recording.recording_ms(s.started_ms?)?,
                 label: step_label(s),
             })
         })
@@ -257,7 +254,7 @@ pub(crate) fn videos(out: &mut String, r: &RunResult, run_dir: &Path) {
                     out,
                     "<div class=\"player-controls\" data-video=\"{id}\"><button type=\"button\" id=\"video-play{suffix}\" data-testid=\"video-play{suffix}\" class=\"play\">Play</button> <output id=\"video-time{suffix}\" data-testid=\"video-time{suffix}\" for=\"{id}\" aria-label=\"video time\">0.0 s</output><span class=\"duration\"></span></div>"
                 );
-                marker_list(out, &markers(r, p.artifact.started_ms), &id, "video");
+                marker_list(out, &markers(r, p.artifact), &id, "video");
             }
             Err(why) => {
                 let _ = writeln!(out, "<p class=\"unshown\">{}</p>", why.says());

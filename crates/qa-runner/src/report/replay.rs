@@ -97,7 +97,7 @@ pub(crate) fn replays(out: &mut String, r: &RunResult, run_dir: &Path) -> Replay
         match text.as_ref().map(|t| (t, cast_info(t))) {
             Ok((text, Some(info))) => {
                 done.embedded = true;
-                let cast_markers = markers(r, p.artifact.started_ms);
+                let cast_markers = markers(r, p.artifact);
                 let player_markers: Vec<Value> = cast_markers
                     .iter()
                     .map(|m| json!([m.ms as f64 / 1000.0, m.label]))

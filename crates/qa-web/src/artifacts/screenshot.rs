@@ -23,6 +23,10 @@ use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Note, No
 /// Tallest clip taken (CSS px).
 const MAX_SHOT_HEIGHT: f64 = 16384.0;
 
+/// Longest wait for the recording visualizer's marks to clear before a
+/// picture (they live 420 ms).
+const MARKS_WAIT_MS: u64 = 700;
+
 /// Masking rounds before a page that keeps changing under the masks
 /// withholds its picture.
 const MASK_ATTEMPTS: usize = 3;
@@ -98,6 +102,8 @@ async fn capture(
     deadline: Deadline,
 ) -> Result<Option<Vec<u8>>, DriverError> {
     let secrets = evidence.secrets();
+    page.marks_gone(Deadline::after_ms(MARKS_WAIT_MS).min(deadline))
+        .await;
     match capture_masked(page, evidence, cmd, deadline).await? {
         Ok(png) => Ok(Some(png)),
         Err(why) => {

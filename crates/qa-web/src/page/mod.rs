@@ -412,8 +412,9 @@ impl Page {
     /// Post-action readiness: document complete, requests started since
     /// `since_seq` finished (WebSocket/EventSource and long-lived requests
     /// excluded), no visible busy marker, then a quiet window of `settle_ms`
-    /// with no DOM mutation and no network activity, after which no mark of
-    /// the recording visualizer is still drawn.
+    /// with no DOM mutation and no network activity. The recording
+    /// visualizer's marks are not waited for (the video holds them; see
+    /// [`Page::marks_gone`] for pictures).
     pub async fn settle(&self, since_seq: u64, deadline: Deadline) -> Result<(), DriverError> {
         let mut last_busy: Option<String> = None;
         loop {
@@ -463,13 +464,10 @@ impl Page {
                 quiet.sleep().await;
                 let again = self.dom::<dom::Settled>(&DomOp::Settle, deadline).await;
                 if let Ok(a) = again {
-                    // A recording's visualizer marks are gone too (they
-                    // clear within the window unless the page lags).
                     if a.mutations == m0
                         && self.sh.st().net_seq == n0
                         && a.busy.is_none()
                         && a.ready == "complete"
-                        && a.marks == 0
                     {
                         return Ok(());
                     }
@@ -486,6 +484,23 @@ impl Page {
                 ));
             }
             self.changed_or(Duration::from_millis(100), deadline).await;
+        }
+    }
+
+    /// Waits (until `deadline`) for the recording visualizer's marks to
+    /// clear (each lives 420 ms), so a picture shows the page and not the
+    /// last action's marks. Without video there are none; a page that
+    /// cannot be asked, or still shows marks at the deadline, is taken as
+    /// it is.
+    pub async fn marks_gone(&self, deadline: Deadline) {
+        if self.sh.video.get().is_none() {
+            return;
+        }
+        while !deadline.expired() {
+            match self.dom::<dom::Settled>(&DomOp::Settle, deadline).await {
+                Ok(s) if s.marks > 0 => self.changed_or(Duration::from_millis(50), deadline).await,
+                _ => return,
+            }
         }
     }
 
