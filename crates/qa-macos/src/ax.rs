@@ -61,7 +61,8 @@ pub const DECREMENT: &str = "AXDecrement";
 
 /// The attributes one batched read fetches for `fields`, in a fixed order:
 /// role, subrole, the three name sources and the children always; then
-/// the id, the states and the detail the step needs.
+/// the id, the states (with the size: an element of no size is not
+/// visible) and the detail the step needs.
 pub fn attributes(fields: Fields) -> Vec<&'static str> {
     let mut v = vec![ROLE, SUBROLE, TITLE, DESCRIPTION, CHILDREN];
     if fields.id {
@@ -73,8 +74,11 @@ pub fn attributes(fields: Fields) -> Vec<&'static str> {
     if fields.states || fields.detail || fields.content {
         v.push(VALUE);
     }
+    if fields.states || fields.detail {
+        v.push(SIZE);
+    }
     if fields.detail {
-        v.extend([POSITION, SIZE, HELP, PLACEHOLDER]);
+        v.extend([POSITION, HELP, PLACEHOLDER]);
     }
     v
 }
@@ -101,13 +105,16 @@ pub enum ActivatePlan {
     Action(&'static str),
     /// Set `AXSelected` to true (a row or cell that offers no action).
     Select,
+    /// Perform `AXShowMenu`: the only action of an element that opens a
+    /// menu and does nothing else.
+    ShowMenu,
     /// No action acts: a real click at the element's centre (CGEvent).
     Click,
 }
 
 /// The action `activate` uses: `AXPress`, else `AXConfirm`, else `AXPick`,
-/// else selecting an element whose `AXSelected` is settable, else a real
-/// click.
+/// else selecting an element whose `AXSelected` is settable, else
+/// `AXShowMenu`, else a real click.
 pub fn activate(actions: &[&str], selected_settable: bool) -> ActivatePlan {
     for a in [PRESS, CONFIRM, PICK] {
         if actions.contains(&a) {
@@ -116,6 +123,8 @@ pub fn activate(actions: &[&str], selected_settable: bool) -> ActivatePlan {
     }
     if selected_settable {
         ActivatePlan::Select
+    } else if actions.contains(&SHOW_MENU) {
+        ActivatePlan::ShowMenu
     } else {
         ActivatePlan::Click
     }
@@ -178,6 +187,7 @@ mod tests {
         for a in [ENABLED, FOCUSED, SELECTED, EXPANDED, VALUE] {
             assert!(states.contains(&a), "{a}");
         }
+        assert!(states.contains(&SIZE), "visibility needs the size");
         assert!(!states.contains(&POSITION));
         let all = attributes(Fields::ALL);
         for a in [IDENTIFIER, POSITION, SIZE, HELP, PLACEHOLDER] {
@@ -222,6 +232,7 @@ mod tests {
         );
         assert_eq!(activate(&[PICK], false), ActivatePlan::Action(PICK));
         assert_eq!(activate(&[SHOW_MENU], true), ActivatePlan::Select);
+        assert_eq!(activate(&[SHOW_MENU], false), ActivatePlan::ShowMenu);
         assert_eq!(activate(&[], false), ActivatePlan::Click);
         assert_eq!(
             activate(&[INCREMENT, DECREMENT], false),

@@ -1,19 +1,36 @@
-//! # qa-macos — the macOS accessibility (AXUIElement) driver for ui-qa
+//! # qa-macos — the macOS Accessibility API (AXUIElement) driver for ui-qa
 //!
-//! This crate compiles on every platform. Today its driver is an honest
-//! placeholder ([`qa_core::placeholder::PlaceholderDriver`]): its probe
-//! answers BLOCKED — `platform` off macos, and `driver` ("not implemented
-//! yet") on macos, with the privacy grants the real driver will need and
-//! this process lacks ([`permissions`]: Accessibility, and Screen Recording
-//! for a flow that keeps pixels), each with its System Settings pane — so a
-//! desktop flow selected for it ends with a handoff instead of a fake pass.
-//! It already declares the steps and locator kinds the real driver will
-//! accept, so flows written for it pass `ui-qa check` today, and holds the
-//! driver's first plain parts: [`ax`] (the batched attribute reads, the
-//! accessible name, and the action or attribute each step uses),
-//! [`keycodes`] (the flow's keys as `kVK_*` codes and `CGEventFlags`,
-//! Meta = Command) and [`permissions`]. See
-//! `docs/platforms.md` and `ui-qa guide --backend desktop --topic macos-accessibility`.
+//! [`MacDriver`] drives a macOS application through the Accessibility API:
+//! it launches the program as an owned process (its own process group;
+//! `application.launch.argv[0]` may be a program, a `.app` bundle, whose
+//! executable is run, or a bundle identifier LaunchServices resolves) or
+//! attaches by pid, bundle identifier, or application name or window
+//! title, never signalling it; reads its windows (`kAXWindowsAttribute`)
+//! and its tree with one batched read per element
+//! (`AXUIElementCopyMultipleAttributeValues`, only the attributes the step
+//! needs: [`ax::attributes`]); acts through AX actions (`AXPress`,
+//! `AXConfirm`, `AXPick`, `AXShowMenu`, `AXIncrement`/`AXDecrement`) and
+//! attribute writes (`AXValue`, `AXFocused`, `AXSelected`), each read
+//! back, and through real CGEvent input where no action applies (a click
+//! at the element's centre, key chords, typed text); and captures exactly
+//! the application's window with ScreenCaptureKit (macOS 14+), for PNGs
+//! and the window video. Every AX call runs on a blocking thread under a
+//! messaging timeout. The step dispatch, verdicts, resolution and
+//! snapshots are [`qa_desktop::DesktopSession`]'s.
+//!
+//! The crate compiles on every platform. Off macOS its probe answers
+//! BLOCKED (`platform`) with a handoff; on macOS a missing Accessibility
+//! or Screen Recording grant is BLOCKED with its System Settings pane
+//! ([`permissions`]). What is decided without a Mac — the attribute plan,
+//! the accessible name and the action each step uses ([`ax`]), what a read
+//! means (role, states, text, frame: [`element`]), key names to `kVK_*`
+//! codes ([`keycodes`]), which window a step uses and which captured
+//! window is exactly it ([`window`]), what `argv[0]` names ([`launch`]),
+//! and the pixels of a PNG ([`pixels`]) — is plain functions with unit
+//! tests that run everywhere. The macOS code was compiled and linted on
+//! Linux for both Mac architectures and has not run on a real Mac in this
+//! environment: see `docs/platforms.md` and
+//! `ui-qa guide --backend desktop --topic macos-accessibility`.
 //!
 //! ```
 //! use qa_core::SurfaceDriver;
@@ -24,84 +41,34 @@
 #![warn(missing_docs)]
 
 pub mod ax;
+mod driver;
+pub mod element;
 pub mod keycodes;
+pub mod launch;
 pub mod permissions;
+pub mod pixels;
+pub mod window;
 
-use async_trait::async_trait;
-use qa_core::driver::{
-    Backend, DriverError, DriverId, DriverInfo, Host, Platform, Probe, RunOptions, SessionContext,
-    SurfaceDriver, SurfaceSession,
-};
-use qa_core::flow::Flow;
-use qa_core::placeholder::PlaceholderDriver;
+#[cfg(target_os = "macos")]
+mod imp;
 
-/// The driver id: `desktop/macos-accessibility`.
-pub const DRIVER_ID: DriverId = DriverId {
-    backend: Backend::Desktop,
-    name: "macos-accessibility",
-};
+pub use driver::{unsupported, MacDriver, DRIVER_ID, PLATFORM};
 
-/// The platform this driver runs on.
-pub const PLATFORM: Platform = Platform::Macos;
-
-/// The macOS accessibility (AXUIElement) driver (not implemented yet:
-/// BLOCKED with a handoff everywhere).
+/// The macOS Accessibility API driver.
 pub fn driver() -> MacDriver {
-    MacDriver {
-        placeholder: PlaceholderDriver::new(
-            DriverInfo::desktop_accessibility(DRIVER_ID, PLATFORM),
-            "accessibility",
-        ),
-    }
-}
-
-/// The macOS desktop driver.
-pub struct MacDriver {
-    placeholder: PlaceholderDriver,
-}
-
-#[async_trait]
-impl SurfaceDriver for MacDriver {
-    fn info(&self) -> &DriverInfo {
-        self.placeholder.info()
-    }
-
-    /// The placeholder's answer and, on macOS, every grant this process
-    /// lacks for the flow.
-    async fn probe(&self, flow: &Flow, host: &Host, options: &RunOptions) -> Probe {
-        #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
-        let mut p = self.placeholder.probe(flow, host, options).await;
-        #[cfg(target_os = "macos")]
-        {
-            let program = std::env::current_exe()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|_| "ui-qa".into());
-            p.missing.extend(permissions::missing(
-                permissions::Grants::read(),
-                permissions::needs_screen_recording(flow, options),
-                &program,
-            ));
-        }
-        p
-    }
-
-    async fn open(
-        &self,
-        flow: &Flow,
-        ctx: SessionContext,
-    ) -> Result<Box<dyn SurfaceSession>, DriverError> {
-        self.placeholder.open(flow, ctx).await
-    }
+    MacDriver::new()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qa_core::driver::{Host, RunOptions, SurfaceDriver};
-    use qa_core::flow::Flow;
+    use qa_core::driver::SurfaceDriver;
 
+    #[cfg(not(target_os = "macos"))]
     #[tokio::test]
-    async fn probe_is_blocked_with_remediation() {
+    async fn off_macos_the_probe_is_blocked_on_the_platform_with_a_handoff() {
+        use qa_core::driver::{Host, RunOptions};
+        use qa_core::flow::Flow;
         let flow = Flow::parse(
             r#"{"target":{"application":{"name":"App"}},"steps":[{"action":"activateWindow"}]}"#,
             std::path::Path::new("."),
@@ -111,12 +78,19 @@ mod tests {
             .probe(&flow, &Host::current(), &RunOptions::default())
             .await;
         assert!(!p.available());
-        let expected = if std::env::consts::OS == PLATFORM.as_str() {
-            "driver"
-        } else {
-            "platform"
-        };
-        assert_eq!(p.missing[0].id, expected);
-        assert!(!p.missing[0].remediation.is_empty());
+        assert_eq!(p.missing.len(), 1);
+        assert_eq!(p.missing[0].id, "platform");
+        assert!(p.missing[0].remediation.contains("macOS host"));
+    }
+
+    #[test]
+    fn roles_are_checked_against_the_ax_table() {
+        let d = driver();
+        assert!(d.check_role("AXButton").is_ok());
+        assert!(d.check_role("button").is_ok(), "portable names too");
+        assert!(
+            d.check_role("push button").is_err(),
+            "AT-SPI's names are not AX's"
+        );
     }
 }
