@@ -667,10 +667,12 @@ impl SurfaceSession for WebSession {
         self.masked_frame(&self.page.clone()).await;
         // The videos get the cleanup deadline less the time ending the
         // browser needs, so an encoder that hangs never costs the cleanup.
+        // Their last frames are taken now; the encoders finish while the
+        // browser closes, and before the run's processes are ended (an
+        // encoder is one of them).
         let videos = Deadline::after(deadline.remaining().saturating_sub(Duration::from_secs(3)));
-        result
-            .notes
-            .extend(record::finish_all(&self.page.sh, videos).await);
+        let stopped = record::stop_all(&self.page.sh).await;
+        let encoding = tokio::spawn(record::finish(stopped, videos));
         if let Some(t) = self.trace.take() {
             t.finish(&self.page, &self.ctx.evidence);
         }
@@ -680,6 +682,13 @@ impl SurfaceSession for WebSession {
             .call_typed_with_timeout(None, &BrowserClose {}, Duration::from_millis(500))
             .await;
         cdp.close();
+        match encoding.await {
+            Ok(notes) => result.notes.extend(notes),
+            Err(e) => result.notes.push(Note::new(
+                NoteKind::Evidence,
+                format!("video: finishing the recordings failed ({e}); no video was written"),
+            )),
+        }
         result.cleanup = self
             .ctx
             .processes

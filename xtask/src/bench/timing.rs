@@ -6,6 +6,12 @@
 //! agent-browser's, must not keep the bench waiting). The wall time is taken
 //! from just before the spawn to the moment `wait` returns. On timeout the
 //! whole process group — only processes this bench started — is killed.
+//!
+//! The peak resident memory of the contender process itself (not its
+//! children: a browser, a terminal program) is its kernel high-water mark,
+//! `VmHWM` in `/proc/<pid>/status`, read every 10 ms while it runs; the
+//! last reading before it exits is the peak, short of growth in its last
+//! few milliseconds.
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -26,6 +32,8 @@ pub struct Outcome {
     pub stdout: String,
     /// Everything it printed on stderr (or why it could not start).
     pub stderr: String,
+    /// Its peak resident memory in KiB (`None`: never read).
+    pub peak_rss_kib: Option<u64>,
 }
 
 impl Outcome {
@@ -110,6 +118,19 @@ fn run(cmd: &mut Command, timeout: Duration, scratch: &Path, keep_stdout: bool) 
         Err(e) => return not_started(format!("{cmd:?}: {e}")),
     };
     let pgid = child.id();
+    let (rss_done, rss_watch) = mpsc::channel::<()>();
+    let rss = std::thread::spawn(move || {
+        let mut peak = None;
+        loop {
+            if let Some(kib) = high_water_kib(pgid) {
+                peak = Some(kib);
+            }
+            match rss_watch.recv_timeout(Duration::from_millis(10)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return peak,
+            }
+        }
+    });
     let (done, watch) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
         if let Err(mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(timeout) {
@@ -121,12 +142,15 @@ fn run(cmd: &mut Command, timeout: Duration, scratch: &Path, keep_stdout: bool) 
     });
     let status = child.wait().ok();
     let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let _ = rss_done.send(());
+    let peak_rss_kib = rss.join().ok().flatten();
     let _ = done.send(());
     let timed_out = watchdog.join().unwrap_or(false);
     Outcome {
         ms,
         status,
         timed_out,
+        peak_rss_kib,
         stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
         stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
     }
@@ -139,7 +163,18 @@ fn not_started(why: String) -> Outcome {
         timed_out: false,
         stdout: String::new(),
         stderr: why,
+        peak_rss_kib: None,
     }
+}
+
+/// `VmHWM` of process `pid` in KiB (`None`: gone, or a zombie whose memory
+/// is already released).
+fn high_water_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// The median of `v` (the mean of the middle two for an even count).

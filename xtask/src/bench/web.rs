@@ -52,6 +52,9 @@ const MINIWOB: &[&str] = &[
 /// The multi-step form flow.
 const FORM: &str = "form-wizard";
 
+/// The 160,000-element page (ui-qa's peak memory on a page of any size).
+const HUGE: &str = "huge-page";
+
 /// Deadline of one contender on one task (and of each agent-browser call).
 const TASK_TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -130,8 +133,10 @@ struct Env<'a> {
 }
 
 impl Env<'_> {
-    /// One contender solving one task: its wall time, or why it failed.
-    fn attempt(&self, who: Who, task: &str) -> Result<f64, String> {
+    /// One contender solving one task: its wall time and the peak memory
+    /// of its own process (none for agent-browser's many calls), or why it
+    /// failed.
+    fn attempt(&self, who: Who, task: &str) -> Result<(f64, Option<u64>), String> {
         let url = format!("{}/{task}.html", self.origin);
         match who {
             Who::UiQa | Who::UiQaNoVideo => {
@@ -173,7 +178,7 @@ impl Env<'_> {
                 if !closed.ok() {
                     return Err(format!("agent-browser close: {}", closed.why()));
                 }
-                Ok(ms)
+                Ok((ms, None))
             }
         }
     }
@@ -223,10 +228,10 @@ impl Env<'_> {
     }
 }
 
-/// A timed process's wall time if it succeeded.
-fn verdict(o: Outcome) -> Result<f64, String> {
+/// A timed process's wall time and peak memory (KiB) if it succeeded.
+fn verdict(o: Outcome) -> Result<(f64, Option<u64>), String> {
     if o.ok() {
-        Ok(o.ms)
+        Ok((o.ms, o.peak_rss_kib))
     } else {
         Err(o.why())
     }
@@ -234,7 +239,7 @@ fn verdict(o: Outcome) -> Result<f64, String> {
 
 /// Writes every task's flow with the shared server's origin filled in.
 fn write_flows(assets: &Path, dir: &Path, origin: &str) -> Result<(), String> {
-    for task in MINIWOB.iter().chain([&FORM]) {
+    for task in MINIWOB.iter().chain([&FORM, &HUGE]) {
         let src = assets.join("web/flows").join(format!("{task}.jsonc"));
         let text = std::fs::read_to_string(&src).map_err(|e| format!("{}: {e}", src.display()))?;
         std::fs::write(
@@ -271,14 +276,19 @@ pub fn run(ctx: &Ctx) -> bool {
     let _ = env.ab(&["close"]);
     let tasks: Vec<&str> = MINIWOB.iter().copied().chain([FORM]).collect();
     let mut cells = vec![vec![Cell::default(); CONTENDERS.len()]; tasks.len()];
+    // Peak memory (KiB) of each contender's own process, every task and round.
+    let mut rss: Vec<Vec<u64>> = vec![Vec::new(); CONTENDERS.len()];
+    let mut huge = Cell::default();
+    let mut huge_rss: Vec<u64> = Vec::new();
     let mut ok = true;
     for round in 1..=ctx.rounds {
         for (t, task) in tasks.iter().enumerate() {
             let mut line = format!("web round {round}/{}: {task:<18}", ctx.rounds);
             for (c, (who, name, _)) in CONTENDERS.iter().enumerate() {
                 match env.attempt(*who, task) {
-                    Ok(ms) => {
+                    Ok((ms, kib)) => {
                         cells[t][c].samples.push(ms);
+                        rss[c].extend(kib);
                         line.push_str(&format!(" {name} {ms:.0} ms;"));
                     }
                     Err(why) => {
@@ -293,6 +303,25 @@ pub fn run(ctx: &Ctx) -> bool {
                 }
             }
             eprintln!("{}", line.trim_end_matches(';'));
+        }
+        match env.attempt(Who::UiQa, HUGE) {
+            Ok((ms, kib)) => {
+                huge.samples.push(ms);
+                huge_rss.extend(kib);
+                eprintln!(
+                    "web round {round}/{}: {HUGE} ui-qa (defaults) {ms:.0} ms, peak RSS {}",
+                    ctx.rounds,
+                    mib(kib)
+                );
+            }
+            Err(why) => {
+                ok = false;
+                huge.failures += 1;
+                eprintln!(
+                    "xtask bench web: ui-qa failed {HUGE} (round {round}): {}",
+                    tail(&why, 8)
+                );
+            }
         }
     }
     let contenders: Vec<Contender> = CONTENDERS
@@ -332,7 +361,40 @@ pub fn run(ctx: &Ctx) -> bool {
     println!("{}", miniwob.render());
     println!("{}", form.render());
     println!("{}", video_cost(&tasks, &cells));
+    println!("{}", memory(&rss, &huge, &huge_rss));
     ok
+}
+
+/// KiB as MiB text (`-` when unknown).
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(|| "-".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0))
+}
+
+/// Peak memory of each contender's own process over every task (not the
+/// browser it drives), and ui-qa's on the 160,000-element page.
+fn memory(rss: &[Vec<u64>], huge: &Cell, huge_rss: &[u64]) -> String {
+    let mut out = String::from(
+        "web: peak RSS of the tool's own process (not the browser), median and max over every task and round\n",
+    );
+    for ((_, name, _), samples) in CONTENDERS.iter().zip(rss) {
+        let v: Vec<f64> = samples.iter().map(|&k| k as f64).collect();
+        let line = match (super::timing::median(&v), samples.iter().max()) {
+            (Some(m), Some(&x)) => format!(
+                "  {name:<20} {} median, {} max\n",
+                mib(Some(m as u64)),
+                mib(Some(x))
+            ),
+            _ => format!("  {name:<20} - (one process per step, not measured)\n"),
+        };
+        out.push_str(&line);
+    }
+    let max = huge_rss.iter().max().copied();
+    out.push_str(&format!(
+        "web: {HUGE} (160,000 elements; two accessibility snapshots and a click), ui-qa (defaults): {} ms median, peak RSS {} max\n",
+        huge.median().map_or_else(|| "-".into(), |m| format!("{m:.0}")),
+        mib(max)
+    ));
+    out
 }
 
 /// What video costs: per task, ui-qa's default run (video on) over the

@@ -1,11 +1,13 @@
 //! Video evidence: timestamped frames streamed into `ffmpeg` while the run
-//! goes, written as WebM (VP8) at a constant frame rate.
+//! goes, written as WebM (VP8) with each frame at its own time.
 //!
 //! A driver starts a [`VideoRecorder`] per surface (a page, a popup, a
 //! window), [`pushes`](VideoRecorder::push) each frame with the instant it
 //! was taken, and [`finishes`](VideoRecorder::finish) it before its
 //! processes end. Pushing never blocks the driver: a worker thread turns
-//! the frames into a constant frame rate ([`cfr`]) and feeds the encoder,
+//! places the frames on the video's timeline ([`timeline`]: at most one
+//! per `1/fps` slot, a picture that stays encoded once) and feeds the
+//! encoder as they come,
 //! which writes into the run's scratch directory; the finished file is
 //! copied into `artifacts/videos/` and published like every artifact
 //! (hashed, scanned for secrets).
@@ -23,8 +25,8 @@
 //! are published with the video ([`crate::evidence::Artifact::holds`]) so
 //! a viewer can still place each step on it.
 
-mod cfr;
 pub mod ffmpeg;
+mod timeline;
 
 use crate::deadline::Deadline;
 use crate::driver::MissingCapability;
@@ -135,8 +137,6 @@ pub fn missing_encoder() -> MissingCapability {
 enum Msg {
     Frame(Vec<u8>, Instant),
     Begin(Instant),
-    /// Hold the frame current at this instant for this long.
-    Hold(Instant, Duration),
     /// The video ends at this instant; it must be written by the deadline.
     End(Instant, Deadline),
 }
@@ -144,6 +144,9 @@ enum Msg {
 /// Records one video. See the [module docs](self).
 pub struct VideoRecorder {
     tx: SyncSender<Msg>,
+    /// Holds asked for, in order, not yet taken by the worker (never lost:
+    /// a hold is a few bytes, unlike a frame).
+    holds: Arc<std::sync::Mutex<Vec<(Instant, Duration)>>>,
     done: tokio::sync::oneshot::Receiver<VideoOutcome>,
     dropped: Arc<std::sync::atomic::AtomicU64>,
     stop: Arc<Stop>,
@@ -253,14 +256,16 @@ impl VideoRecorder {
         let (tx, rx) = sync_channel(QUEUE);
         let (done_tx, done) = tokio::sync::oneshot::channel();
         let dropped = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let holds = Arc::new(std::sync::Mutex::new(Vec::new()));
         let worker = Worker {
+            asked: holds.clone(),
             begun: !spec.wait_for_begin,
             seen: None,
             evidence,
-            slots: cfr::Slots::new(spec.bounds.fps, spec.bounds.max_ms),
+            timeline: timeline::Timeline::new(spec.bounds.fps, spec.bounds.max_ms),
             spec,
             sink,
-            prev: None,
+            current: None,
             pending: None,
             holds: Vec::new(),
             notes,
@@ -279,6 +284,7 @@ impl VideoRecorder {
         }
         VideoRecorder {
             tx,
+            holds,
             done,
             dropped,
             stop,
@@ -294,10 +300,13 @@ impl VideoRecorder {
     /// Keeps the frame current at `at` (the newest taken before it) on
     /// screen for `length` more in the video; every later frame is shown
     /// that much later. Nothing is held before the timeline began or once
-    /// the video reached its bound. Never blocks: a hold the worker has
-    /// no room for is left out (the video is then only less readable).
+    /// the video reached its bound. Never blocks, and never left out:
+    /// frames taken after `at` are shown later whenever they arrive.
     pub fn hold(&self, at: Instant, length: Duration) {
-        let _ = self.tx.try_send(Msg::Hold(at, length));
+        self.holds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((at, length));
     }
 
     /// Hands one frame, taken at `at`, to the worker. Never blocks: when
@@ -400,7 +409,12 @@ impl Encoder {
         ProcessOwner::prepare_std(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| e.to_string())?;
         processes.register(child.id(), "ffmpeg");
-        let stdin = child.stdin.take();
+        let mut stdin = child.stdin.take();
+        let header = ffmpeg::ivf_header(spec.format, spec.width, spec.height);
+        let broken = stdin
+            .as_mut()
+            .and_then(|s| s.write_all(&header).err())
+            .map(|e| e.to_string());
         let stderr = child.stderr.take().map(|mut s| {
             std::thread::spawn(move || {
                 let mut tail = Vec::new();
@@ -422,23 +436,25 @@ impl Encoder {
             stdin,
             out,
             stderr,
-            broken: None,
+            broken,
             stop,
         })
     }
 
-    fn write(&mut self, frame: &[u8], times: u64) {
+    /// Hands one frame, shown from `ms` after the video's start, to the
+    /// encoder.
+    fn write(&mut self, frame: &[u8], ms: u64) {
         if self.broken.is_some() || self.stop.asked() {
             return;
         }
         let Some(stdin) = self.stdin.as_mut() else {
             return;
         };
-        for _ in 0..times {
-            if let Err(e) = stdin.write_all(frame) {
-                self.broken = Some(e.to_string());
-                return;
-            }
+        let r = stdin
+            .write_all(&ffmpeg::ivf_frame_header(frame.len(), ms))
+            .and_then(|()| stdin.write_all(frame));
+        if let Err(e) = r {
+            self.broken = Some(e.to_string());
         }
     }
 
@@ -510,13 +526,17 @@ struct Worker {
     seen: Option<Instant>,
     evidence: Arc<Evidence>,
     spec: VideoSpec,
-    slots: cfr::Slots,
+    timeline: timeline::Timeline,
     sink: Sink,
-    prev: Option<Vec<u8>>,
+    /// The newest frame of the latest slot, not written yet (a newer
+    /// frame in the same slot replaces it) and its slot.
+    current: Option<(u64, Vec<u8>)>,
     /// The newest frame before the timeline began.
     pending: Option<Vec<u8>>,
     /// The holds in the timeline so far.
     holds: Vec<VideoHold>,
+    /// The holds asked for and not taken yet.
+    asked: Arc<std::sync::Mutex<Vec<(Instant, Duration)>>>,
     notes: Vec<String>,
     capped: bool,
     dropped: Arc<std::sync::atomic::AtomicU64>,
@@ -538,7 +558,6 @@ impl Worker {
                     }
                 }
                 Msg::Begin(at) => self.begin(at),
-                Msg::Hold(at, length) => self.hold(at, length),
                 Msg::End(at, d) => {
                     end = Some(at);
                     deadline = d;
@@ -559,41 +578,50 @@ impl Worker {
         }
     }
 
-    fn hold(&mut self, at: Instant, length: Duration) {
-        if !self.begun {
-            return;
-        }
-        let Some(n) = self.slots.hold(at, length) else {
-            return;
+    /// Takes the holds asked for at or before `upto` into the timeline
+    /// (the frame current then stays; later ones are shown later). A hold
+    /// before anything was shown holds nothing.
+    fn take_holds(&mut self, upto: Instant) {
+        let due: Vec<(Instant, Duration)> = {
+            let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
+            let n = asked.iter().take_while(|(at, _)| *at <= upto).count();
+            asked.drain(..n).collect()
         };
-        if let (Sink::Encoder(e), Some(p)) = (&mut self.sink, &self.prev) {
-            e.write(p, n);
+        for (at, length) in due {
+            if self.begun && self.timeline.hold(length) {
+                self.holds.push(VideoHold {
+                    at_ms: self.evidence.offset_ms(at),
+                    ms: length.as_millis() as u64,
+                });
+            }
         }
-        self.holds.push(VideoHold {
-            at_ms: self.evidence.offset_ms(at),
-            ms: length.as_millis() as u64,
-        });
     }
 
     fn frame(&mut self, frame: Vec<u8>, at: Instant) {
-        if self.slots.full() {
+        self.take_holds(at);
+        let Some(k) = self.timeline.place(at) else {
             self.capped = true;
             return;
-        }
-        let n = self.slots.on_frame(at);
+        };
         match &mut self.sink {
-            Sink::Encoder(e) => {
-                if let Some(p) = &self.prev {
-                    e.write(p, n);
+            Sink::Encoder(e) => match self.current.take() {
+                // A later slot: the previous one's frame is final.
+                Some((k0, f0)) if k > k0 => {
+                    e.write(&f0, self.timeline.slot_ms(k0));
+                    self.current = Some((k, frame));
                 }
-                self.prev = Some(frame);
-            }
+                // The same slot: the newest frame is shown.
+                Some((k0, _)) if k == k0 => self.current = Some((k, frame)),
+                // Taken before the slot already shown (it arrived late).
+                Some(cur) => self.current = Some(cur),
+                None => self.current = Some((k, frame)),
+            },
             Sink::Frames(kept, _) => {
                 if kept.len() >= MAX_KEPT_FRAMES {
                     self.capped = true;
                     return;
                 }
-                let ms = self.slots.output_time(at).as_millis() as u64;
+                let ms = self.timeline.output_time(at).as_millis() as u64;
                 let name = format!(
                     "{}-frame-{:05}.{}",
                     self.spec.name,
@@ -615,9 +643,9 @@ impl Worker {
             let at = self.seen.unwrap_or(end);
             self.begin(at);
         }
+        self.take_holds(end);
         let mut out = VideoOutcome::default();
-        let n = self.slots.on_end(end);
-        let started_ms = self.slots.first().map(|f| self.evidence.offset_ms(f));
+        let started_ms = self.timeline.first().map(|f| self.evidence.offset_ms(f));
         let dropped = self.dropped.load(std::sync::atomic::Ordering::Relaxed);
         if dropped > 0 {
             self.notes.push(format!(
@@ -634,8 +662,14 @@ impl Worker {
         let sink = std::mem::replace(&mut self.sink, Sink::Frames(Vec::new(), None));
         match sink {
             Sink::Encoder(mut e) => {
-                if let Some(p) = &self.prev {
-                    e.write(p, n);
+                // The last frame, and again where the video ends, so a
+                // page that stayed still keeps its duration.
+                if let Some((k, f)) = self.current.take() {
+                    e.write(&f, self.timeline.slot_ms(k));
+                    let last = self.timeline.end_slot(end);
+                    if last > k {
+                        e.write(&f, self.timeline.slot_ms(last));
+                    }
                 }
                 if started_ms.is_none() {
                     let _ = e.close(deadline);

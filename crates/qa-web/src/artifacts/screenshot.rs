@@ -24,8 +24,8 @@ use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Note, No
 const MAX_SHOT_HEIGHT: f64 = 16384.0;
 
 /// Longest wait for the recording visualizer's marks to clear before a
-/// picture (they live 420 ms).
-const MARKS_WAIT_MS: u64 = 700;
+/// picture (they live at most 650 ms).
+const MARKS_WAIT_MS: u64 = 800;
 
 /// Masking rounds before a page that keeps changing under the masks
 /// withholds its picture.

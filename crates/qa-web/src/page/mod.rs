@@ -488,7 +488,7 @@ impl Page {
     }
 
     /// Waits (until `deadline`) for the recording visualizer's marks to
-    /// clear (each lives 420 ms), so a picture shows the page and not the
+    /// clear (each lives at most 650 ms), so a picture shows the page and not the
     /// last action's marks. Without video there are none; a page that
     /// cannot be asked, or still shows marks at the deadline, is taken as
     /// it is.

@@ -93,11 +93,16 @@ pub(crate) fn detached(sh: &Shared, session: &str) {
     }
 }
 
-/// Stops every screencast and finishes every recording (before the
-/// browser closes); what happened, as notes.
-pub(crate) async fn finish_all(sh: &Arc<Shared>, deadline: Deadline) -> Vec<Note> {
+/// Every recording of a session, its frames all taken: [`finish`] writes
+/// them.
+pub(crate) struct Stopped(Vec<(String, crate::recorders::Live)>);
+
+/// Takes each live page's last frame and stops every screencast (before
+/// the browser closes); [`finish`] then waits for the videos, which needs
+/// no browser.
+pub(crate) async fn stop_all(sh: &Arc<Shared>) -> Stopped {
     let Some(rec) = sh.video.get() else {
-        return Vec::new();
+        return Stopped(Vec::new());
     };
     let live = rec.take_all();
     if !rec.masked() {
@@ -131,9 +136,15 @@ pub(crate) async fn finish_all(sh: &Arc<Shared>, deadline: Deadline) -> Vec<Note
             }
         }
     }
+    Stopped(live)
+}
+
+/// Finishes every stopped recording within `deadline`; what happened, as
+/// notes.
+pub(crate) async fn finish(stopped: Stopped, deadline: Deadline) -> Vec<Note> {
     let mut notes = Vec::new();
     let mut missing_said = false;
-    for (_, l) in live {
+    for (_, l) in stopped.0 {
         let outcome = match l.ended {
             Some(end) => l.recorder.finish_at(end, deadline).await,
             None => l.recorder.finish(deadline).await,

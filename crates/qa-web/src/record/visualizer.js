@@ -3,14 +3,17 @@
 // (capture phase, passive; it never cancels, stops or re-dispatches an
 // event) and draws into a closed shadow root that is hidden from
 // accessibility and transparent to the pointer. Every mark removes itself
-// within 450 ms; the host's `data-marks` says how many are live, so the
-// driver's settle can wait for a page that lags (the settle's mutation
+// within 650 ms: the run does not wait for it (the video holds each
+// step's result instead), so a mark lives long enough to stay readable
+// when a step is slow to settle. The host's `data-marks` says how many are
+// live, so a picture can wait for them to clear (the settle's mutation
 // count ignores the host).
 (() => {
   if (window.__uiQaVisualizer) return;
   window.__uiQaVisualizer = true;
   const PINK = '#ff00aa';
-  const LIFE = 420;
+  const LIFE = 600;
+  const DRAG = 650;
   let host = null;
   let root = null;
   let live = 0;
@@ -110,7 +113,7 @@
       svg.appendChild(line);
     }
     r.appendChild(svg);
-    fade(svg, 450);
+    fade(svg, DRAG);
     const end = path[path.length - 1];
     const big = cursor(path[0][0], path[0][1], 36);
     if (big) {
@@ -119,9 +122,9 @@
         top: p[1] + 'px',
       }));
       big.animate(frames, { duration: 300, easing: 'ease-in-out', fill: 'forwards' });
-      fade(big, 450, [{ opacity: 1 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }]);
+      fade(big, DRAG, [{ opacity: 1 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }]);
     }
-    fade(el('drop', end[0], end[1]), 450, [
+    fade(el('drop', end[0], end[1]), DRAG, [
       { opacity: 0 },
       { opacity: 1, offset: 0.6 },
       { opacity: 1, offset: 0.9 },
