@@ -13,6 +13,7 @@ use crate::page::{ActKind, Nothing, Page};
 use qa_core::flow::Locator;
 use qa_core::snapshot::{AxNode, AxSnapshot};
 use qa_core::{Artifact, ArtifactGroup, Deadline, DriverError, Evidence, Step};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -213,9 +214,9 @@ struct Open {
     node: Option<AxNode>,
     /// Its children kept so far.
     children: Vec<AxNode>,
-    /// Raw nodes still to visit under it, in document order, with their
-    /// depth.
-    queue: std::collections::VecDeque<(Value, usize)>,
+    /// Nodes still to visit under it (as JSON text, read when visited), in
+    /// document order, with their depth.
+    queue: std::collections::VecDeque<(Box<RawValue>, usize)>,
 }
 
 /// The same tree as [`compact_ax`], read node by node: the root (of the
@@ -249,15 +250,19 @@ async fn walk_ax(
     let mut budget = MAX_AX_NODES;
     // Nodes read but not visited yet, by id: Chromium answers a node's
     // children with the children of its ignored children too.
-    let mut received: HashMap<String, Value> = HashMap::new();
+    let mut received: HashMap<String, Box<RawValue>> = HashMap::new();
     let mut stack = vec![Open {
         node: None,
         children: Vec::new(),
-        queue: root.map(|r| (r, 0)).into_iter().collect(),
+        queue: root
+            .and_then(|r| serde_json::value::to_raw_value(&r).ok())
+            .map(|r| (r, 0))
+            .into_iter()
+            .collect(),
     }];
     loop {
         let top = stack.last_mut().expect("the top-level list stays");
-        let Some((raw, depth)) = top.queue.pop_front() else {
+        let Some((text, depth)) = top.queue.pop_front() else {
             let done = stack.pop().expect("non-empty");
             match (done.node, stack.last_mut()) {
                 (Some(mut o), Some(parent)) => {
@@ -277,6 +282,9 @@ async fn walk_ax(
         if budget == 0 || depth > MAX_AX_DEPTH {
             continue;
         }
+        let Ok(raw) = serde_json::from_str::<Value>(text.get()) else {
+            continue;
+        };
         let kids = children_of(page, &raw, &frame_id, &mut received).await?;
         if raw["ignored"].as_bool() == Some(true) {
             // An ignored node's children take its place.
@@ -296,14 +304,14 @@ async fn walk_ax(
 }
 
 /// The children of `node`, in document order (its `childIds`): from what
-/// was already read, else read now (and kept for the ignored children's
-/// own children, which come with them).
+/// was already read, else read now (and kept, as JSON text, for the ignored
+/// children's own children, which come with them).
 async fn children_of(
     page: &Page,
     node: &Value,
     frame_id: &Option<String>,
-    received: &mut HashMap<String, Value>,
-) -> Result<Vec<Value>, crate::cdp::CdpError> {
+    received: &mut HashMap<String, Box<RawValue>>,
+) -> Result<Vec<Box<RawValue>>, crate::cdp::CdpError> {
     let ids: Vec<&str> = node["childIds"]
         .as_array()
         .into_iter()
@@ -322,13 +330,20 @@ async fn children_of(
                 })
                 .await?;
             for n in answer.nodes {
-                if let Some(nid) = n["nodeId"].as_str() {
-                    received.insert(nid.to_string(), n);
+                if let Ok(NodeId { node_id }) = serde_json::from_str::<NodeId>(n.get()) {
+                    received.insert(node_id, n);
                 }
             }
         }
     }
     Ok(ids.iter().filter_map(|id| received.remove(*id)).collect())
+}
+
+/// Just the id of an AX node read as JSON text.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeId {
+    node_id: String,
 }
 
 #[cfg(test)]

@@ -43,21 +43,15 @@ impl Cdp {
             code: -32602,
             message: format!("{}: parameters not serializable: {e}", C::METHOD),
         })?;
-        let v = self
-            .call_with_timeout(session, C::METHOD, params, timeout)
-            .await?;
-        decode::<C>(v)
+        let raw = self.call_raw(session, C::METHOD, params, timeout).await?;
+        decode::<C>(raw.get())
     }
 }
 
 /// The answer of `C`, read leniently (a missing `result` reads as `{}`).
-fn decode<C: Command>(v: Value) -> Result<C::Response, CdpError> {
-    let v = if v.is_null() {
-        Value::Object(Default::default())
-    } else {
-        v
-    };
-    serde_json::from_value(v).map_err(|e| CdpError::Protocol {
+fn decode<C: Command>(text: &str) -> Result<C::Response, CdpError> {
+    let text = if text.trim() == "null" { "{}" } else { text };
+    serde_json::from_str(text).map_err(|e| CdpError::Protocol {
         code: -32700,
         message: format!("unexpected answer to {}: {e}", C::METHOD),
     })
@@ -799,7 +793,16 @@ pub(crate) struct GetChildAxNodes {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_id: Option<String>,
 }
-command!(GetChildAxNodes = "Accessibility.getChildAXNodes" -> AxTree);
+command!(GetChildAxNodes = "Accessibility.getChildAXNodes" -> AxNodesText);
+
+/// The answer of `Accessibility.getChildAXNodes` with each node kept as
+/// its JSON text: a list of tens of thousands of items answers with every
+/// item, and a walk that keeps a few thousand reads only those.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct AxNodesText {
+    pub nodes: Vec<Box<serde_json::value::RawValue>>,
+}
 
 /// `Accessibility.getPartialAXTree` of one DOM node, without relatives.
 #[derive(Debug, Clone, Serialize)]

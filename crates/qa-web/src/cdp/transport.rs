@@ -18,6 +18,7 @@
 use super::events::{AttachedToTarget, DetachedFromTarget, Event, TargetCrashed};
 use crate::codes::WebCode;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fs::File;
@@ -142,7 +143,7 @@ impl From<CdpError> for qa_core::DriverError {
 struct Waiter {
     session: Option<String>,
     method: String,
-    tx: oneshot::Sender<Result<Value, CdpError>>,
+    tx: oneshot::Sender<Result<Box<RawValue>, CdpError>>,
 }
 
 /// What the reader knows of the flat sessions: their kinds, and which are
@@ -228,7 +229,7 @@ impl Cdp {
     }
 
     /// Calls `method` with `params` on `session` (`None`: the browser) and
-    /// returns the raw `result`. Bounded by `timeout`.
+    /// returns the `result` as a JSON value. Bounded by `timeout`.
     pub async fn call_with_timeout(
         &self,
         session: Option<&str>,
@@ -236,6 +237,24 @@ impl Cdp {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, CdpError> {
+        let raw = self.call_raw(session, method, params, timeout).await?;
+        serde_json::from_str(raw.get()).map_err(|e| CdpError::Protocol {
+            code: -32700,
+            message: format!("unreadable answer to {method}: {e}"),
+        })
+    }
+
+    /// [`Cdp::call_with_timeout`] with the `result` as its JSON text (`null`
+    /// when the answer had none): a typed answer is read from the text
+    /// itself, never built as a whole JSON tree first (an accessibility
+    /// answer can hold tens of thousands of nodes).
+    pub async fn call_raw(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Box<RawValue>, CdpError> {
         if !self.is_open() {
             return Err(CdpError::Closed);
         }
@@ -410,6 +429,25 @@ impl Book {
     }
 }
 
+/// One message from the browser, its `result` and `params` left as text.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope<'a> {
+    id: Option<u64>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    error: Option<Value>,
+    method: Option<&'a str>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    session_id: Option<String>,
+}
+
+/// JSON `null`, as an answer without a `result`.
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".into()).expect("null is JSON")
+}
+
 /// The next NUL-ended message, without its NUL; `None` at the end of the
 /// pipe, on a read error or past [`MAX_MESSAGE`].
 fn next_message(r: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<()> {
@@ -433,13 +471,15 @@ fn read_loop(
 ) {
     let mut buf = Vec::new();
     while next_message(&mut from, &mut buf).is_some() {
-        let Ok(mut v) = serde_json::from_slice::<Value>(&buf) else {
+        // Only the envelope is parsed here: a command's answer stays JSON
+        // text until its caller reads it as the type it expects.
+        let Ok(m) = serde_json::from_slice::<Envelope>(&buf) else {
             continue;
         };
-        if let Some(id) = v.get("id").and_then(Value::as_u64) {
+        if let Some(id) = m.id {
             let w = pending.lock().expect("pending lock").waiters.remove(&id);
             if let Some(w) = w {
-                let r = if let Some(e) = v.get("error") {
+                let r = if let Some(e) = &m.error {
                     let message = e.get("message").and_then(Value::as_str).unwrap_or("");
                     if w.session.is_some() && message.contains("Session with given id not found") {
                         let kind = pending
@@ -463,19 +503,19 @@ fn read_loop(
                             .to_string(),
                     })
                 } else {
-                    Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+                    Ok(m.result.map(RawValue::to_owned).unwrap_or_else(null))
                 };
                 let _ = w.tx.send(r);
             }
-        } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+        } else if let Some(method) = m.method {
             let ev = CdpEvent {
-                session: v
-                    .get("sessionId")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                session: m.session_id,
                 method: method.to_string(),
                 event: Event::parse(method),
-                params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+                params: m
+                    .params
+                    .and_then(|p| serde_json::from_str(p.get()).ok())
+                    .unwrap_or(Value::Null),
             };
             pending.lock().expect("pending lock").track(&ev);
             events_in.fetch_add(1, Ordering::SeqCst);
