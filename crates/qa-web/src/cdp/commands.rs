@@ -1028,11 +1028,11 @@ mod tests {
 
     #[test]
     fn answers_are_lenient() {
-        let n: Navigated = decode::<Navigate>(Value::Null).unwrap();
+        let n: Navigated = decode::<Navigate>("null").unwrap();
         assert!(n.loader_id.is_none() && n.error_text.is_none());
         let e: Evaluated =
-            decode::<Evaluate>(json!({ "result": { "type": "number", "value": 3 } })).unwrap();
+            decode::<Evaluate>(r#"{ "result": { "type": "number", "value": 3 } }"#).unwrap();
         assert_eq!(e.result.value, Some(json!(3)));
-        assert!(decode::<IoRead>(json!({ "eof": "yes" })).is_err());
+        assert!(decode::<IoRead>(r#"{ "eof": "yes" }"#).is_err());
     }
 }
