@@ -164,3 +164,82 @@ pub async fn start_recorder(
         .await
         .ok()
 }
+
+/// One capture of the application's window.
+pub struct WindowFrame {
+    /// Its pixel width.
+    pub width: u32,
+    /// Its pixel height.
+    pub height: u32,
+    /// Its pixels, RGBA (what the next capture is compared with).
+    pub rgba: Vec<u8>,
+    /// The PNG, when the pixels changed since the last capture.
+    pub png: Option<Vec<u8>>,
+}
+
+/// The capture task of a platform whose window pixels are read on demand
+/// (Windows, macOS): every `1/fps` seconds, `grab` (given the last
+/// capture's pixels; a blocking call, run off the async runtime) reads the
+/// window; a changed picture goes to the recorder, started at the first
+/// one. A capture that fails is skipped and remembered; capturing takes at
+/// most half the time however slow it is; a secret value registered during
+/// the run stops it.
+pub async fn capture_periodically<G>(
+    ctx: SessionContext,
+    grab: G,
+    mut stop: oneshot::Receiver<()>,
+) -> Captured
+where
+    G: Fn(Option<Vec<u8>>) -> Result<WindowFrame, String> + Clone + Send + 'static,
+{
+    use std::time::{Duration, Instant};
+    let fps = ctx.recording.bounds.fps.max(1);
+    let period = Duration::from_secs(1) / fps;
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut out = Captured::default();
+    let mut prev: Option<Vec<u8>> = None;
+    loop {
+        tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            _ = tick.tick() => {}
+        }
+        if !ctx.secrets.is_empty() {
+            out.secret_seen = true;
+            break;
+        }
+        let started = Instant::now();
+        let (g, last) = (grab.clone(), prev.take());
+        match tokio::task::spawn_blocking(move || g(last)).await {
+            Ok(Ok(WindowFrame {
+                width,
+                height,
+                rgba,
+                png,
+            })) => {
+                if let Some(png) = png {
+                    if out.recorder.is_none() {
+                        out.recorder = start_recorder(&ctx, width, height).await;
+                    }
+                    match &out.recorder {
+                        Some(r) => r.push(png, started),
+                        None => out.last_error = Some("the video recorder could not start".into()),
+                    }
+                }
+                prev = Some(rgba);
+            }
+            Ok(Err(e)) => out.last_error = Some(e),
+            Err(e) => out.last_error = Some(e.to_string()),
+        }
+        let cost = started.elapsed();
+        if cost * 2 > period {
+            tokio::select! {
+                biased;
+                _ = &mut stop => break,
+                _ = tokio::time::sleep(cost) => {}
+            }
+        }
+    }
+    out
+}

@@ -17,31 +17,21 @@ use super::app::App;
 use super::shot::png;
 use super::win32;
 use qa_core::SessionContext;
-use qa_desktop::video::{start_recorder, Captured, WindowVideo};
+use qa_desktop::video::{capture_periodically, WindowFrame, WindowVideo};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
-use tokio::time::MissedTickBehavior;
 
 /// Starts the window video of `app` ([`WindowVideo::start`]: off, withheld
 /// while the run has secret values, or this capture task).
 pub(crate) fn start(ctx: &SessionContext, app: Arc<App>) -> WindowVideo {
     let c = ctx.clone();
-    WindowVideo::start(ctx, move |stop| capture(c, app, stop))
-}
-
-/// One captured frame.
-struct Frame {
-    width: u32,
-    height: u32,
-    rgba: Vec<u8>,
-    /// The PNG, when the pixels changed since the last frame.
-    png: Option<Vec<u8>>,
+    WindowVideo::start(ctx, move |stop| {
+        capture_periodically(c, move |last| grab(&app, last), stop)
+    })
 }
 
 /// One frame of the window the session used last (else the one it would
 /// pick).
-fn grab(app: &App, last: Option<Vec<u8>>) -> Result<Frame, String> {
+fn grab(app: &App, last: Option<Vec<u8>>) -> Result<WindowFrame, String> {
     let h = match app.last_picked() {
         Some(h) => h,
         None => app.pick().map_err(|e| e.message)?.hwnd,
@@ -52,63 +42,10 @@ fn grab(app: &App, last: Option<Vec<u8>>) -> Result<Frame, String> {
     } else {
         Some(png(width, height, &rgba)?)
     };
-    Ok(Frame {
+    Ok(WindowFrame {
         width,
         height,
         rgba,
         png,
     })
-}
-
-async fn capture(ctx: SessionContext, app: Arc<App>, mut stop: oneshot::Receiver<()>) -> Captured {
-    let fps = ctx.recording.bounds.fps.max(1);
-    let period = Duration::from_secs(1) / fps;
-    let mut tick = tokio::time::interval(period);
-    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut out = Captured::default();
-    let mut prev: Option<Vec<u8>> = None;
-    loop {
-        tokio::select! {
-            biased;
-            _ = &mut stop => break,
-            _ = tick.tick() => {}
-        }
-        if !ctx.secrets.is_empty() {
-            out.secret_seen = true;
-            break;
-        }
-        let started = Instant::now();
-        let (a, last) = (app.clone(), prev.take());
-        match tokio::task::spawn_blocking(move || grab(&a, last)).await {
-            Ok(Ok(Frame {
-                width,
-                height,
-                rgba,
-                png,
-            })) => {
-                if let Some(png) = png {
-                    if out.recorder.is_none() {
-                        out.recorder = start_recorder(&ctx, width, height).await;
-                    }
-                    match &out.recorder {
-                        Some(r) => r.push(png, started),
-                        None => out.last_error = Some("the video recorder could not start".into()),
-                    }
-                }
-                prev = Some(rgba);
-            }
-            Ok(Err(e)) => out.last_error = Some(e),
-            Err(e) => out.last_error = Some(e.to_string()),
-        }
-        // Capturing takes at most half the time, however slow it is.
-        let cost = started.elapsed();
-        if cost * 2 > period {
-            tokio::select! {
-                biased;
-                _ = &mut stop => break,
-                _ = tokio::time::sleep(cost) => {}
-            }
-        }
-    }
-    out
 }
