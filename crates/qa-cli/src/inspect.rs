@@ -308,7 +308,7 @@ fn print(o: &Observation, json: bool, secrets: &Secrets, app: bool) {
     }
     if o.truncated {
         crate::console::write(format_args!(
-            "… more elements than {} (left out)\n",
+            "… more elements than these (left out; at most {} are listed, and of a very big page only its top is read)\n",
             qa_core::observe::MAX_ELEMENTS
         ));
     }

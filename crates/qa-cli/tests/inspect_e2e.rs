@@ -217,6 +217,39 @@ fn a_list_of_unnamed_controls_is_told_apart_by_its_text() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// A page of about 12,000 elements is read node by node up to a bound:
+/// its top is listed in document order, and the listing says it is cut.
+#[test]
+fn a_big_page_is_listed_from_its_top_and_says_it_is_cut() {
+    let pages = static_pages();
+    let (code, out, err) = inspect(&["--json", &format!("{}/big-list.html", pages.base)]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["truncated"], true);
+    let els = v["elements"].as_array().unwrap();
+    assert!(
+        !els.is_empty() && els.len() <= qa_core::observe::MAX_ELEMENTS,
+        "{}",
+        els.len()
+    );
+    let named: Vec<(&str, &str)> = els
+        .iter()
+        .map(|e| {
+            (
+                e["role"].as_str().unwrap(),
+                e["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(named[0], ("heading", "Big list"), "{named:?}");
+    let first = named.iter().position(|n| *n == ("link", "item 0"));
+    let second = named.iter().position(|n| *n == ("link", "item 1"));
+    assert!(first.is_some() && first < second, "{named:?}");
+    let (code, out, _) = inspect(&[&format!("{}/big-list.html", pages.base)]);
+    assert_eq!(code, 0);
+    assert!(out.contains("(left out;"), "{out}");
+}
+
 #[test]
 fn an_unreachable_page_fails_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -193,8 +193,10 @@ fn a_browser_flow_is_recorded_with_the_visualizer() {
             r["observations"]
         );
     }
+    // The video moves: each of the five actions shows a picture of its
+    // own (its marks, which stand still, and what it changed).
     let distinct = distinct_frames(file);
-    assert!(distinct >= 10, "{distinct} distinct frames");
+    assert!(distinct >= 5, "{distinct} distinct frames");
     // Where the video starts on the run's timeline.
     let video_start = art["startedMs"].as_u64().expect("startedMs");
     assert!(

@@ -114,7 +114,8 @@ pub struct Observation {
     pub title: Option<String>,
     /// The elements.
     pub elements: Vec<ObservedElement>,
-    /// Whether elements were left out ([`MAX_ELEMENTS`]).
+    /// Whether elements were left out: past [`MAX_ELEMENTS`], or past
+    /// the part of a very big page's tree that was read.
     pub truncated: bool,
     /// A terminal's screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]

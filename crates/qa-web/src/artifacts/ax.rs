@@ -17,11 +17,12 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
 
-const MAX_AX_NODES: usize = 5000;
+/// The most nodes a snapshot keeps (and an observation reads).
+pub(crate) const MAX_AX_NODES: usize = 5000;
 /// Past this many elements in the document, the tree is read node by node
 /// up to [`MAX_AX_NODES`] instead of in one answer: Chromium's full tree of
 /// a 160,000-element page is one message of hundreds of megabytes.
-const WHOLE_TREE_ELEMENTS: u64 = 2000;
+pub(crate) const WHOLE_TREE_ELEMENTS: u64 = 2000;
 /// The deepest node kept.
 const MAX_AX_DEPTH: usize = 200;
 const MAX_AX_STRING: usize = 200;
@@ -198,7 +199,7 @@ pub(crate) async fn ax_snapshot(
 
 /// Elements in the document (of the step's frame), shadow trees aside;
 /// `u64::MAX` when the page does not say.
-async fn element_count(page: &Page) -> u64 {
+pub(crate) async fn element_count(page: &Page) -> u64 {
     page.evaluate(Evaluate::expression(
         "document.getElementsByTagName('*').length",
     ))
@@ -301,6 +302,36 @@ async fn walk_ax(
             queue: kids.into_iter().map(|k| (k, depth + 1)).collect(),
         });
     }
+}
+
+/// The accessibility nodes of the main frame in document order, read node
+/// by node: the root, then each node's children before its next sibling,
+/// until `max` are held. `true` when nodes were left out. What ui-qa holds
+/// is bounded by `max` (and the answers of the nodes read), not by the page.
+pub(crate) async fn nodes_in_order(
+    page: &Page,
+    max: usize,
+) -> Result<(Vec<Value>, bool), crate::cdp::CdpError> {
+    page.send(&AccessibilityEnable {}).await?;
+    let root = page.send(&GetRootAxNode { frame_id: None }).await?.node;
+    let mut received: HashMap<String, Box<RawValue>> = HashMap::new();
+    let mut out = Vec::new();
+    let mut todo: Vec<Box<RawValue>> = serde_json::value::to_raw_value(&root)
+        .ok()
+        .into_iter()
+        .collect();
+    while let Some(text) = todo.pop() {
+        if out.len() >= max {
+            return Ok((out, true));
+        }
+        let Ok(raw) = serde_json::from_str::<Value>(text.get()) else {
+            continue;
+        };
+        let kids = children_of(page, &raw, &None, &mut received).await?;
+        todo.extend(kids.into_iter().rev());
+        out.push(raw);
+    }
+    Ok((out, false))
 }
 
 /// The children of `node`, in document order (its `childIds`): from what

@@ -4,9 +4,10 @@
 //! (headings, landmarks, lists and their items, tables, alerts, dialogs)
 //! and the text the page shows, as a tree in document order, each element
 //! with its states, its box and the flow locator that finds it. A control
-//! without a name carries the text of the item or row around it.
-
-use super::ax::{clip, states_of};
+//! without a name carries the text of the item or row around it. A very
+//! big page's tree is read node by node up to a bound, so its top is
+//! listed and the listing says it is cut.
+use super::ax::{self, clip, states_of};
 use crate::cdp::commands::{DescribeBackendNode, GetBoxModel, GetFullAxTree};
 use crate::codes::WebCode;
 use crate::page::{DomOp, Page, Resolved};
@@ -87,20 +88,28 @@ pub(crate) async fn elements(
     deadline: Deadline,
 ) -> Result<(Vec<ObservedElement>, bool), DriverError> {
     let failed = |e: crate::cdp::CdpError| DriverError::new(WebCode::AxFailed, e.to_string());
-    let tree = page
-        .send(&GetFullAxTree { frame_id: None })
-        .await
-        .map_err(failed)?;
-    let by_id: HashMap<&str, &Value> = tree
-        .nodes
+    // A big page's tree is read node by node, up to a bound, rather than
+    // as one answer of hundreds of megabytes.
+    let (nodes, partial) = if ax::element_count(page).await <= ax::WHOLE_TREE_ELEMENTS {
+        let tree = page
+            .send(&GetFullAxTree { frame_id: None })
+            .await
+            .map_err(failed)?;
+        (tree.nodes, false)
+    } else {
+        ax::nodes_in_order(page, ax::MAX_AX_NODES)
+            .await
+            .map_err(failed)?
+    };
+    let by_id: HashMap<&str, &Value> = nodes
         .iter()
         .filter_map(|n| n["nodeId"].as_str().map(|id| (id, n)))
         .collect();
-    let Some(root) = tree.nodes.iter().find(|n| n["parentId"].is_null()) else {
+    let Some(root) = nodes.iter().find(|n| n["parentId"].is_null()) else {
         return Ok((Vec::new(), false));
     };
     let mut raw = Vec::new();
-    let mut truncated = false;
+    let mut truncated = partial;
     walk(root, &by_id, 0, 0, "", &mut raw, &mut truncated);
     let raw = merge_texts(raw);
     let contexts = row_texts(&raw);

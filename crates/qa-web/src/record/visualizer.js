@@ -3,7 +3,7 @@
 // (capture phase, passive; it never cancels, stops or re-dispatches an
 // event) and draws into a closed shadow root that is hidden from
 // accessibility and transparent to the pointer. Every mark removes itself
-// within 650 ms: the run does not wait for it (the video holds each
+// within 650 ms and never moves: the run does not wait for it (the video holds each
 // step's result instead), so a mark lives long enough to stay readable
 // when a step is slow to settle. The host's `data-marks` says how many are
 // live, so a picture can wait for them to clear (the settle's mutation
@@ -55,23 +55,20 @@
     r.appendChild(e);
     return e;
   }
-  function fade(e, ms, frames) {
+  // A mark is still: it appears, stays `ms` and goes. Nothing moves in
+  // between, so the page sends the recording two pictures per mark, not
+  // one per animation frame (each one a JPEG for the browser to encode,
+  // for ui-qa to decode and for the encoder to compress).
+  function show(e, ms) {
     if (!e) return;
     count(1);
     let gone = false;
-    const done = () => {
+    setTimeout(() => {
       if (gone) return;
       gone = true;
       e.remove();
       count(-1);
-    };
-    const a = e.animate(frames || [{ opacity: 1 }, { opacity: 1, offset: 0.7 }, { opacity: 0 }], {
-      duration: ms,
-      easing: 'linear',
-      fill: 'forwards',
-    });
-    a.onfinish = done;
-    setTimeout(done, ms + 50);
+    }, ms);
   }
   const ARROW =
     '<svg xmlns="http://www.w3.org/2000/svg" width="SIZE" height="SIZE" viewBox="0 0 16 16"><path d="M1 1 L1 13 L4.5 9.8 L7 15 L9 14 L6.6 8.9 L11 8.9 Z" fill="#000" stroke="#fff" stroke-width="1.2" stroke-linejoin="round"/></svg>';
@@ -81,12 +78,9 @@
     return c;
   }
   function pulse(x, y) {
-    fade(el('dot', x, y), LIFE);
-    fade(el('ring', x, y), LIFE, [
-      { transform: 'scale(0.4)', opacity: 1 },
-      { transform: 'scale(1.4)', opacity: 0 },
-    ]);
-    fade(cursor(x, y, 22), LIFE);
+    show(el('dot', x, y), LIFE);
+    show(el('ring', x, y), LIFE);
+    show(cursor(x, y, 22), LIFE);
   }
   // Drags: the points the pointer (or an intercepted HTML5 drag) went through.
   let drag = null;
@@ -113,23 +107,10 @@
       svg.appendChild(line);
     }
     r.appendChild(svg);
-    fade(svg, DRAG);
+    show(svg, DRAG);
     const end = path[path.length - 1];
-    const big = cursor(path[0][0], path[0][1], 36);
-    if (big) {
-      const frames = path.map((p) => ({
-        left: p[0] + 'px',
-        top: p[1] + 'px',
-      }));
-      big.animate(frames, { duration: 300, easing: 'ease-in-out', fill: 'forwards' });
-      fade(big, DRAG, [{ opacity: 1 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }]);
-    }
-    fade(el('drop', end[0], end[1]), DRAG, [
-      { opacity: 0 },
-      { opacity: 1, offset: 0.6 },
-      { opacity: 1, offset: 0.9 },
-      { opacity: 0 },
-    ]);
+    show(cursor(end[0], end[1], 36), DRAG);
+    show(el('drop', end[0], end[1]), DRAG);
   }
   function endDrag(ev) {
     if (!drag) return;
@@ -184,7 +165,7 @@
     k.className = 'key';
     k.textContent = '\u2328';
     e.appendChild(k);
-    fade(e, LIFE);
+    show(e, LIFE);
   }
   addEventListener('input', typed, opts);
   addEventListener('keydown', typed, opts);
