@@ -48,6 +48,7 @@ mod pump;
 mod session;
 #[cfg(test)]
 mod test_term;
+mod text_runs;
 mod verdict;
 
 pub use session::{TuiSession, DEFAULT_STABLE_MS, EVIDENCE_NOTE, REPLAY_MASKED_NOTE};

@@ -12,6 +12,7 @@
 use crate::palette;
 use crate::pty;
 use crate::replay::Replay;
+use crate::text_runs::TextRuns;
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config, Term};
@@ -61,6 +62,8 @@ pub struct Model {
     /// The PTY reached end of output (EOF, or EIO on Unix).
     pub eof: bool,
     listener: Listener,
+    /// The printable run being gathered (kept to reuse its allocation).
+    run: Vec<u8>,
 }
 
 impl Model {
@@ -104,9 +107,10 @@ impl Model {
             term,
             processor,
             cast,
+            run,
             ..
         } = self;
-        processor.stop_sync(term);
+        processor.stop_sync(&mut TextRuns::new(term, run));
         if let Some(c) = cast.as_mut() {
             c.refresh(Instant::now(), term);
         }
@@ -180,6 +184,7 @@ impl Shared {
                 last_output: now,
                 eof: false,
                 listener,
+                run: Vec::new(),
             }),
             exit: Mutex::new(None),
             generation: watch::channel(0).0,
@@ -253,9 +258,13 @@ pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
         term,
         processor,
         cast,
+        run,
         ..
     } = model;
-    processor.advance(term, bytes);
+    let mut runs = TextRuns::new(term, run);
+    processor.advance(&mut runs, bytes);
+    runs.flush();
+    drop(runs);
     if let Some(cast) = cast.as_mut() {
         // After the model: a masked replay records what the screen shows.
         cast.output(now, bytes, term);
