@@ -1,20 +1,25 @@
 //! `cargo xtask bench desktop`: gtk4-demo over AT-SPI, ui-qa against
-//! pyatspi, on one shared display and bus.
+//! pyatspi and against a floor, on one shared display and bus.
 //!
 //! The bench starts one `Xvfb` on a free display (`-displayfd`) and one
 //! private session bus (`dbus-daemon --session`, whose standard service
 //! directories activate `org.a11y.Bus`, i.e. at-spi-bus-launcher and the
-//! registry) with a private `XDG_RUNTIME_DIR`. Both contenders run against
+//! registry) with a private `XDG_RUNTIME_DIR`. Every contender runs against
 //! that same pair: ui-qa *without* `--virtual-display` (it uses the host's
-//! `DISPLAY` and `DBUS_SESSION_BUS_ADDRESS`, which are these), and
-//! `xtask/bench/peers/atspi-walk.py` under Debian's python3 with pyatspi.
-//! Each run launches its own gtk4-demo and waits for its window; only the
-//! operation itself is timed:
+//! `DISPLAY` and `DBUS_SESSION_BUS_ADDRESS`, which are these),
+//! `xtask/bench/peers/atspi-walk.py` under Debian's python3 with pyatspi,
+//! and `zbus-walk` (`xtask/bench/zbus-walk`, built in release before the
+//! first round). Each run launches its own gtk4-demo and waits for its
+//! window; only the operation itself is timed:
 //!
 //! - snapshot: ui-qa's `snapshotAccessibility` step (`durationMs` from
 //!   `ui-qa run --json`) against pyatspi walking the whole tree and reading
 //!   every node's role, name, states and extents (and the id, interfaces,
-//!   text and value that ui-qa's snapshot also records);
+//!   text and value that ui-qa's snapshot also records); and against the
+//!   *floor*, a reference rather than a peer: `zbus-walk` reads the same
+//!   fields with the fewest calls ui-qa's driver could make, every call of
+//!   every node in flight at once, and does nothing with the answers. The
+//!   line under the table divides ui-qa by it (the goal: at most 1.2×);
 //! - lookup: ui-qa's `assertText` on the push button "Run" by role + name
 //!   against `pyatspi.findDescendant` for the same button, its name read
 //!   back.
@@ -49,6 +54,8 @@ struct Scenario {
     steps: serde_json::Value,
     /// The pyatspi script's mode arguments.
     pyatspi: &'static [&'static str],
+    /// Whether the zbus floor does this operation too.
+    floor: bool,
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -58,12 +65,14 @@ fn scenarios() -> Vec<Scenario> {
             name: "snapshot",
             title: "full accessibility snapshot of gtk4-demo (ms of the walk only: ui-qa's \
                     snapshotAccessibility step vs pyatspi reading role, name, states, extents, \
-                    id, interfaces, text and value of every node)",
+                    id, interfaces, text and value of every node; the zbus floor reading the same \
+                    fields, every call in flight at once)",
             steps: json!([
                 { "action": "waitForWindow" },
                 { "action": "snapshotAccessibility" }
             ]),
             pyatspi: &["walk"],
+            floor: true,
         },
         Scenario {
             name: "lookup",
@@ -79,6 +88,7 @@ fn scenarios() -> Vec<Scenario> {
                 }
             ]),
             pyatspi: &["find", "push button", "Run"],
+            floor: false,
         },
     ]
 }
@@ -206,7 +216,8 @@ fn failed(o: &Outcome) -> String {
 
 /// ui-qa: one `run --json` of the scenario's flow; the last step's
 /// `durationMs`.
-fn ui_qa(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample, String> {
+fn ui_qa(b: &Bench, s: &Scenario) -> Result<Sample, String> {
+    let (ctx, desk) = (b.ctx, b.desk);
     let dir = ctx.scratch_dir("desktop-ui-qa");
     let flow = serde_json::json!({
         "version": 1,
@@ -223,7 +234,7 @@ fn ui_qa(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample,
             .arg(dir.join("ws"))
             .arg(&flow_path),
         TIMEOUT,
-        logs,
+        &b.logs,
     );
     if !o.ok() {
         return Err(failed(&o));
@@ -250,21 +261,32 @@ fn ui_qa(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample,
 }
 
 /// pyatspi: one run of `atspi-walk.py`; the time it reports.
-fn pyatspi(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sample, String> {
-    let o = run_timed(
-        desk.apply(&mut Command::new(&ctx.peers.python))
-            .arg(ctx.assets.join("peers/atspi-walk.py"))
-            .args(s.pyatspi)
-            .args(["--", APP]),
-        TIMEOUT,
-        logs,
-    );
+fn pyatspi(b: &Bench, s: &Scenario) -> Result<Sample, String> {
+    let mut cmd = Command::new(&b.ctx.peers.python);
+    cmd.arg(b.ctx.assets.join("peers/atspi-walk.py"))
+        .args(s.pyatspi)
+        .args(["--", APP]);
+    reported(b, &mut cmd, "atspi-walk.py")
+}
+
+/// The zbus floor: one run of `zbus-walk`; the time it reports.
+fn zbus_floor(b: &Bench, _: &Scenario) -> Result<Sample, String> {
+    let bin = b.floor.as_ref().ok_or("zbus-walk could not be built")?;
+    let mut cmd = Command::new(bin);
+    cmd.args(["--", APP]);
+    reported(b, &mut cmd, "zbus-walk")
+}
+
+/// Runs `cmd` on the shared display and bus; the `{"ms", "nodes"}` line it
+/// prints last.
+fn reported(b: &Bench, cmd: &mut Command, name: &str) -> Result<Sample, String> {
+    let o = run_timed(b.desk.apply(cmd), TIMEOUT, &b.logs);
     if !o.ok() {
         return Err(failed(&o));
     }
     let line = o.stdout.lines().last().unwrap_or_default();
     let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("atspi-walk.py printed {line:?}: {e}"))?;
+        serde_json::from_str(line).map_err(|e| format!("{name} printed {line:?}: {e}"))?;
     Ok(Sample {
         ms: v["ms"].as_f64().ok_or("no ms")?,
         nodes: v["nodes"].as_u64().unwrap_or(0),
@@ -272,13 +294,62 @@ fn pyatspi(ctx: &Ctx, desk: &Desktop, s: &Scenario, logs: &Path) -> Result<Sampl
     })
 }
 
-/// The contenders, in the order each round runs them.
-type Attempt = fn(&Ctx, &Desktop, &Scenario, &Path) -> Result<Sample, String>;
+/// Builds `zbus-walk` in release (`cargo build --release -p zbus-walk`);
+/// its path, or `None` when the build failed.
+fn build_floor() -> Option<PathBuf> {
+    let root = crate::root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "zbus-walk"]);
+    if !crate::run(&mut cargo) {
+        eprintln!("xtask bench desktop: `cargo build --release -p zbus-walk` failed");
+        return None;
+    }
+    Some(target.join("release/zbus-walk"))
+}
 
-const CONTENDERS: [(&str, Kind, Attempt); 2] = [
+/// What every contender run needs.
+struct Bench<'a> {
+    ctx: &'a Ctx,
+    desk: &'a Desktop,
+    /// The built floor, if it built.
+    floor: Option<PathBuf>,
+    /// Where contenders' output goes.
+    logs: PathBuf,
+}
+
+/// One contender run of a scenario.
+type Attempt = fn(&Bench, &Scenario) -> Result<Sample, String>;
+
+/// The contenders, in the order each round runs them.
+const CONTENDERS: [(&str, Kind, Attempt); 3] = [
     ("ui-qa (release)", Kind::UiQa, ui_qa),
     ("pyatspi", Kind::Peer, pyatspi),
+    ("zbus floor", Kind::Reference, zbus_floor),
 ];
+
+/// The contenders of one scenario (the floor only where it applies).
+fn contenders(s: &Scenario) -> Vec<(&'static str, Kind, Attempt)> {
+    CONTENDERS
+        .into_iter()
+        .filter(|(_, kind, _)| s.floor || *kind != Kind::Reference)
+        .collect()
+}
+
+/// The line under a table: ui-qa's median over the floor's.
+fn over_floor(cells: &[Cell], list: &[(&str, Kind, Attempt)]) -> Option<String> {
+    let median = |want: Kind| {
+        list.iter()
+            .position(|(_, k, _)| *k == want)
+            .and_then(|i| cells[i].median())
+    };
+    let (mine, floor) = (median(Kind::UiQa)?, median(Kind::Reference)?);
+    Some(format!("ui-qa / zbus floor: {:.2}x\n", mine / floor))
+}
 
 /// Runs the desktop surface; false when a contender failed a scenario.
 pub fn run(ctx: &Ctx) -> bool {
@@ -286,6 +357,7 @@ pub fn run(ctx: &Ctx) -> bool {
         println!("desktop: skipped (AT-SPI is Linux only)\n");
         return true;
     }
+    let floor = build_floor();
     let dir = ctx.scratch_dir("desktop");
     let logs = ctx.scratch_dir("desktop-logs");
     let desk = match Desktop::start(&dir) {
@@ -299,17 +371,26 @@ pub fn run(ctx: &Ctx) -> bool {
         "xtask bench desktop: shared display {} and session bus {}",
         desk.display, desk.bus
     );
+    let bench = Bench {
+        ctx,
+        desk: &desk,
+        floor,
+        logs,
+    };
     let list = scenarios();
-    let n = CONTENDERS.len();
-    let mut cells = vec![vec![Cell::default(); n]; list.len()];
-    let mut nodes = vec![vec![Vec::new(); n]; list.len()];
-    let mut walls = vec![vec![Vec::new(); n]; list.len()];
+    let lists: Vec<_> = list.iter().map(contenders).collect();
+    let mut cells: Vec<Vec<Cell>> = lists
+        .iter()
+        .map(|l| vec![Cell::default(); l.len()])
+        .collect();
+    let mut nodes: Vec<Vec<Vec<u64>>> = lists.iter().map(|l| vec![Vec::new(); l.len()]).collect();
+    let mut walls: Vec<Vec<Vec<f64>>> = lists.iter().map(|l| vec![Vec::new(); l.len()]).collect();
     let mut ok = true;
     for round in 1..=ctx.rounds {
         for (i, s) in list.iter().enumerate() {
             let mut line = format!("desktop round {round}/{}: {:<9}", ctx.rounds, s.name);
-            for (c, (name, _, attempt)) in CONTENDERS.iter().enumerate() {
-                match attempt(ctx, &desk, s, &logs) {
+            for (c, (name, _, attempt)) in lists[i].iter().enumerate() {
+                match attempt(&bench, s) {
                     Ok(r) => {
                         cells[i][c].samples.push(r.ms);
                         nodes[i][c].push(r.nodes);
@@ -331,9 +412,10 @@ pub fn run(ctx: &Ctx) -> bool {
             eprintln!("{}", line.trim_end_matches(';'));
         }
     }
+    drop(bench);
     drop(desk);
     for (i, s) in list.iter().enumerate() {
-        let rows = CONTENDERS
+        let rows = lists[i]
             .iter()
             .enumerate()
             .map(|(c, (name, kind, _))| {
@@ -353,16 +435,21 @@ pub fn run(ctx: &Ctx) -> bool {
                 }
             })
             .collect();
+        let floor = lists[i].iter().position(|(_, k, _)| *k == Kind::Reference);
         let listing = Listing {
             title: format!(
                 "desktop: {}; shared Xvfb + private session bus, median of {} round(s)",
                 s.title, ctx.rounds
             ),
             rows,
-            versus: None,
+            versus: floor.map(|f| (f, "÷ zbus floor".into())),
             note_header: Some("nodes · whole process".into()),
         };
-        println!("{}", listing.render());
+        let mut out = listing.render();
+        if let Some(l) = over_floor(&cells[i], &lists[i]) {
+            out.push_str(&l);
+        }
+        println!("{out}");
     }
     ok
 }
