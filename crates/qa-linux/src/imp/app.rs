@@ -6,7 +6,7 @@ use super::capture::{XWindow, X11};
 use super::display::missing;
 use super::objref::ObjRef;
 use super::procs;
-use super::tree::children;
+use super::tree::{children, Reads};
 use qa_core::DriverError;
 use qa_desktop::{DesktopCode, Fields, State, TopWindow};
 use std::sync::Arc;
@@ -23,6 +23,8 @@ pub(crate) struct App {
     pub x11: Arc<X11>,
     /// Its root accessible.
     pub root: ObjRef,
+    /// How its properties are read (by its toolkit).
+    pub reads: Reads,
     /// Its accessible name.
     pub name: String,
     /// The process owning its accessibility-bus connection (0: unknown).
@@ -49,7 +51,7 @@ impl App {
             states: true,
             ..Fields::default()
         };
-        children(self.conn(), &self.root, f, WINDOW_CAP)
+        children(self.conn(), self.reads, &self.root, f, WINDOW_CAP)
             .await
             .into_iter()
             .map(|n| TopWindow {

@@ -9,8 +9,8 @@
 //!
 //! Imports flow one way; each module uses only those listed after it:
 //!
-//! - `open` (probe, open) → `register`, `session`, `video`, `app`, `bus`, `capture`,
-//!   `display`
+//! - `open` (probe, open) → `register`, `session`, `video`, `app`, `tree`, `bus`,
+//!   `capture`, `display`
 //! - `session` (the `DesktopPlatform`, close) → `artifacts`, `pointer`, `keys`, `video`,
 //!   `actions`, `app`, `tree`, `capture`, `display`, `objref`
 //! - `screen` (another driver's windows: qa-core's `WindowHost`) → `video`, `procs`,

@@ -8,6 +8,7 @@ use super::capture::X11;
 use super::display::{self, missing, DesktopEnv};
 use super::register::{wait_registration, ATTACH_REGISTRATION_MS, REGISTRATION_MS};
 use super::session::Linux;
+use super::tree::Reads;
 use super::video;
 use qa_core::flow::{ApplicationTarget, Target};
 use qa_core::host::which;
@@ -225,10 +226,12 @@ async fn open_inner(
     let entry = wait_registration(&a11y, &x11, env, &app, launched.as_mut(), reg_deadline).await?;
     let env = opening.env.take().expect("set");
     let (picked, _) = tokio::sync::watch::channel(None);
+    let reads = Reads::of(&a11y.conn, &entry.root).await;
     let app = App {
         a11y,
         x11,
         root: entry.root,
+        reads,
         name: entry.name,
         pid: entry.pid.unwrap_or(0),
         launched_pid,

@@ -74,11 +74,11 @@ impl DesktopPlatform for Linux {
     }
 
     async fn walk(&self, root: &AtElement, fields: Fields, cap: usize) -> (Vec<Node>, bool) {
-        tree::walk(self.app.conn(), &root.obj, fields, cap).await
+        tree::walk(self.app.conn(), self.app.reads, &root.obj, fields, cap).await
     }
 
     async fn fetch(&self, element: &AtElement, fields: Fields) -> Option<Node> {
-        tree::fetch(self.app.conn(), element.obj.clone(), fields).await
+        tree::fetch(self.app.conn(), self.app.reads, element.obj.clone(), fields).await
     }
 
     async fn windows(&self) -> Vec<TopWindow> {

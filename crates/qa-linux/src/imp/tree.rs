@@ -41,6 +41,51 @@ impl AtElement {
 /// One fetched node.
 pub(crate) type Node = qa_desktop::Node<AtElement>;
 
+/// How an application's Accessible properties are read: in one
+/// `Properties.GetAll` (name, id and child count; a leaf's children are
+/// then not asked for), or one `Properties.Get` each. GTK 3 and 4 answer
+/// `GetAll`; Qt 5 never replies to it, so only the toolkits known to answer
+/// are asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// One `GetAll` per object.
+    Batched,
+    /// One `Get` per property.
+    Single,
+}
+
+impl Reads {
+    /// The reads for a toolkit, by its `ToolkitName` (`GTK`, `gtk`, `Qt`, …).
+    pub(crate) fn for_toolkit(name: &str) -> Reads {
+        if name.eq_ignore_ascii_case("gtk") {
+            Reads::Batched
+        } else {
+            Reads::Single
+        }
+    }
+
+    /// The reads for the application whose root accessible is `root`, from
+    /// its `org.a11y.atspi.Application.ToolkitName` (one-by-one when it does
+    /// not say).
+    pub(crate) async fn of(conn: &zbus::Connection, root: &ObjRef) -> Reads {
+        let name = async {
+            let reply = conn
+                .call_method(
+                    Some(root.bus.as_str()),
+                    root.path.as_str(),
+                    Some("org.freedesktop.DBus.Properties"),
+                    "Get",
+                    &("org.a11y.atspi.Application", "ToolkitName"),
+                )
+                .await
+                .ok()?;
+            let v: zbus::zvariant::OwnedValue = reply.body().deserialize().ok()?;
+            String::try_from(v).ok()
+        };
+        name.await.map_or(Reads::Single, |n| Reads::for_toolkit(&n))
+    }
+}
+
 /// An AT-SPI state set as the portable states steps read, with its names.
 pub(crate) fn states(s: StateSet) -> States {
     use qa_desktop::State as P;
@@ -86,26 +131,64 @@ pub(crate) async fn read_value(conn: &zbus::Connection, o: &ObjRef) -> Option<f6
 }
 
 /// Fetches one node's fields concurrently. `None` if the object is gone.
-pub(crate) async fn fetch(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<Node> {
-    let mut node = fetch_base(conn, obj, f).await?;
+pub(crate) async fn fetch(
+    conn: &zbus::Connection,
+    reads: Reads,
+    obj: ObjRef,
+    f: Fields,
+) -> Option<Node> {
+    let mut node = fetch_base(conn, reads, obj, f).await?;
     fetch_detail(conn, &mut node, f).await;
     Some(node)
 }
 
-/// The first round of a node: role, name, children and, as `f` asks, id,
-/// states and interfaces, concurrently. `None` if the object is gone.
-async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<Node> {
+/// What `Properties.GetAll` on the Accessible interface answers that a
+/// walk reads: one call instead of one per property.
+struct Props {
+    name: String,
+    id: Option<String>,
+    /// `None`: not reported (then the children are always asked for).
+    child_count: Option<i32>,
+}
+
+/// An object's Accessible properties in one `Properties.GetAll`; an error
+/// when the toolkit does not answer it.
+async fn accessible_props(conn: &zbus::Connection, o: &ObjRef) -> zbus::Result<Props> {
+    use std::collections::HashMap;
+    use zbus::zvariant::OwnedValue;
+    let reply = conn
+        .call_method(
+            Some(o.bus.as_str()),
+            o.path.as_str(),
+            Some("org.freedesktop.DBus.Properties"),
+            "GetAll",
+            &("org.a11y.atspi.Accessible",),
+        )
+        .await?;
+    let mut all: HashMap<String, OwnedValue> = reply.body().deserialize()?;
+    let text = |v: OwnedValue| String::try_from(v).ok();
+    Ok(Props {
+        name: all.remove("Name").and_then(text).unwrap_or_default(),
+        id: all.remove("AccessibleId").and_then(text),
+        child_count: all.remove("ChildCount").and_then(|v| i32::try_from(v).ok()),
+    })
+}
+
+/// The first round of a node: role, the Accessible properties (name, id,
+/// child count) and, as `f` asks, states and interfaces, concurrently; then
+/// its children unless the child count says there are none (what pyatspi
+/// and libatspi trust too: most nodes are leaves). With [`Reads::Single`],
+/// or when `GetAll` fails, each property is asked for and the children
+/// always are. `None` if the object is gone.
+async fn fetch_base(conn: &zbus::Connection, reads: Reads, obj: ObjRef, f: Fields) -> Option<Node> {
     let p = accessible(conn, &obj).await.ok()?;
     let want_ifaces = f.detail || f.content;
-    let (role, name, children, id, states, ifaces) = futures_util::join!(
+    let (role, props, states, ifaces) = futures_util::join!(
         p.get_role(),
-        p.name(),
-        p.get_children(),
         async {
-            if f.id {
-                p.accessible_id().await.ok()
-            } else {
-                None
+            match reads {
+                Reads::Batched => accessible_props(conn, &obj).await.ok(),
+                Reads::Single => None,
             }
         },
         async {
@@ -123,6 +206,31 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
             }
         },
     );
+    let props = match props {
+        Some(props) => props,
+        None => {
+            let (name, id) = futures_util::join!(p.name(), async {
+                if f.id {
+                    p.accessible_id().await.ok()
+                } else {
+                    None
+                }
+            });
+            Props {
+                name: name.unwrap_or_default(),
+                id,
+                child_count: None,
+            }
+        }
+    };
+    let children = if props.child_count == Some(0) {
+        Vec::new()
+    } else {
+        p.get_children()
+            .await
+            .map(|c| c.iter().filter_map(ObjRef::from_owned).collect())
+            .unwrap_or_default()
+    };
     let role = match role {
         Ok(r) => {
             NativeRole::from_id(&ATSPI, r as usize).unwrap_or_else(|| ATSPI.native_or_unknown(""))
@@ -133,8 +241,8 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
     let node = Node {
         view: NodeView {
             role,
-            name: name.unwrap_or_default(),
-            id,
+            name: props.name,
+            id: props.id.filter(|_| f.id),
             parent: None,
             order: Vec::new(),
         },
@@ -146,9 +254,7 @@ async fn fetch_base(conn: &zbus::Connection, obj: ObjRef, f: Fields) -> Option<N
         element: AtElement {
             obj,
             interfaces: ifaces,
-            children: children
-                .map(|c| c.iter().filter_map(ObjRef::from_owned).collect())
-                .unwrap_or_default(),
+            children,
         },
     };
     Some(node)
@@ -200,13 +306,14 @@ async fn fetch_detail(conn: &zbus::Connection, node: &mut Node, f: Fields) {
 /// breadth-first prefix.
 pub(crate) async fn walk(
     conn: &zbus::Connection,
+    reads: Reads,
     root: &ObjRef,
     f: Fields,
     cap: usize,
 ) -> (Vec<Node>, bool) {
-    match walk_pipelined(conn, root, f, cap).await {
+    match walk_pipelined(conn, reads, root, f, cap).await {
         Some(nodes) => (nodes, false),
-        None => walk_levels(conn, root, f, cap).await,
+        None => walk_levels(conn, reads, root, f, cap).await,
     }
 }
 
@@ -221,6 +328,7 @@ enum Fetched {
 /// The pipelined walk; `None` when the tree has more than `cap` nodes.
 async fn walk_pipelined(
     conn: &zbus::Connection,
+    reads: Reads,
     root: &ObjRef,
     f: Fields,
     cap: usize,
@@ -230,7 +338,7 @@ async fn walk_pipelined(
     use std::pin::Pin;
     type Task<'a> = Pin<Box<dyn Future<Output = Fetched> + Send + 'a>>;
     let base = |obj: ObjRef, parent: Option<usize>, order: Vec<u32>| -> Task<'_> {
-        Box::pin(async move { Fetched::Base(fetch_base(conn, obj, f).await, parent, order) })
+        Box::pin(async move { Fetched::Base(fetch_base(conn, reads, obj, f).await, parent, order) })
     };
     let mut nodes: Vec<Node> = Vec::new();
     let mut asked = 1usize;
@@ -280,6 +388,7 @@ async fn walk_pipelined(
 /// The level-by-level walk: each level's calls concurrently.
 async fn walk_levels(
     conn: &zbus::Connection,
+    reads: Reads,
     root: &ObjRef,
     f: Fields,
     cap: usize,
@@ -297,7 +406,12 @@ async fn walk_levels(
         if level.is_empty() {
             break;
         }
-        let fetched = join_all(level.iter().map(|(o, _, _)| fetch(conn, o.clone(), f))).await;
+        let fetched = join_all(
+            level
+                .iter()
+                .map(|(o, _, _)| fetch(conn, reads, o.clone(), f)),
+        )
+        .await;
         let mut next = Vec::new();
         for ((_, parent, order), node) in level.into_iter().zip(fetched) {
             let Some(mut node) = node else { continue };
@@ -329,6 +443,7 @@ async fn walk_levels(
 /// Empty when `root` does not answer.
 pub(crate) async fn children(
     conn: &zbus::Connection,
+    reads: Reads,
     root: &ObjRef,
     f: Fields,
     cap: usize,
@@ -345,7 +460,7 @@ pub(crate) async fn children(
         .filter(|c| c != root)
         .take(cap)
         .collect();
-    join_all(refs.into_iter().map(|o| fetch(conn, o, f)))
+    join_all(refs.into_iter().map(|o| fetch(conn, reads, o, f)))
         .await
         .into_iter()
         .flatten()
@@ -355,6 +470,14 @@ pub(crate) async fn children(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_gtk_is_asked_for_all_properties_at_once() {
+        assert_eq!(Reads::for_toolkit("GTK"), Reads::Batched);
+        assert_eq!(Reads::for_toolkit("gtk"), Reads::Batched);
+        assert_eq!(Reads::for_toolkit("Qt"), Reads::Single);
+        assert_eq!(Reads::for_toolkit(""), Reads::Single);
+    }
 
     #[test]
     fn the_role_table_numbers_roles_as_the_atspi_crate_does() {
