@@ -73,3 +73,83 @@ async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
         .await;
     assert!(report.left.is_empty(), "{report:?}");
 }
+
+const COPYING_ENCODER: &str = r#"#!/bin/sh
+# A stand-in for ffmpeg that writes what it reads to its output file (its
+# last argument), as it reads it.
+for last; do :; done
+exec cat > "$last"
+"#;
+
+/// A frame is handed to the encoder once its slot is over, while the run
+/// goes on — not when the video ends: the work left at the end of a run is
+/// at most the last frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let encoder = d.path().join("copying-ffmpeg");
+    std::fs::write(&encoder, COPYING_ENCODER).unwrap();
+    std::fs::set_permissions(&encoder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let evidence =
+        Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
+    let owner = ProcessOwner::new();
+    let spec = VideoSpec {
+        name: "page".into(),
+        format: FrameFormat::Jpeg,
+        width: 64,
+        height: 64,
+        bounds: VideoBounds::default(),
+        mode: RecordMode::On,
+        step: None,
+        wait_for_begin: false,
+    };
+    let rec = VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&encoder));
+    // Two frames in one slot, then nothing: the newer one is the slot's.
+    let t0 = Instant::now();
+    rec.push(vec![1; 1000], t0);
+    rec.push(vec![2; 1000], t0 + Duration::from_millis(5));
+    // The scratch file the stand-in writes: the IVF header, then the
+    // frame with its 12-byte header, once the slot is over.
+    let written = || {
+        walk(&d.path().join("ws"))
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e == "webm"))
+            .and_then(|p| std::fs::read(p).ok())
+            .unwrap_or_default()
+    };
+    let seen = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let b = written();
+            if b.len() >= 32 + 12 + 1000 {
+                return b;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the slot's frame reaches the encoder before the video ends");
+    assert_eq!(&seen[32 + 12..32 + 12 + 1000], &[2u8; 1000][..]);
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert!(report.left.is_empty(), "{report:?}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -97,6 +97,7 @@ fn memory_root() -> Option<PathBuf> {
 const MEMORY_DIR: &str = "/dev/shm";
 
 /// The free space [`memory_root`] asks for: 1 GiB.
+#[cfg(target_os = "linux")]
 const MEMORY_ROOM: u64 = 1 << 30;
 
 /// Every directory a base may have been made in (by this run or an earlier

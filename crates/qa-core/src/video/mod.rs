@@ -4,11 +4,12 @@
 //! A driver starts a [`VideoRecorder`] per surface (a page, a popup, a
 //! window), [`pushes`](VideoRecorder::push) each frame with the instant it
 //! was taken, and [`finishes`](VideoRecorder::finish) it before its
-//! processes end. Pushing never blocks the driver: a worker thread turns
+//! processes end. Pushing never blocks the driver: a worker thread
 //! places the frames on the video's timeline ([`timeline`]: at most one
-//! per `1/fps` slot, a picture that stays encoded once) and feeds the
-//! encoder as they come,
-//! which writes into the run's scratch directory; the finished file is
+//! per `1/fps` slot, a picture that stays encoded once) and hands each
+//! slot's frame to the encoder as soon as the slot is over (so what is
+//! left to encode when the run ends is at most its last picture); the
+//! encoder writes into the run's scratch directory; the finished file is
 //! copied into `artifacts/videos/` and published like every artifact
 //! (hashed, scanned for secrets).
 //!
@@ -37,7 +38,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -519,6 +520,17 @@ enum Sink {
     Frames(Vec<(PathBuf, u64)>, Option<MissingCapability>),
 }
 
+/// The newest frame of the latest slot.
+struct Current {
+    /// Its slot.
+    slot: u64,
+    frame: Vec<u8>,
+    /// Handed to the encoder already: its slot was over before a newer
+    /// frame came, so it was encoded while the run went on rather than at
+    /// its end.
+    written: bool,
+}
+
 struct Worker {
     /// Whether the timeline started.
     begun: bool,
@@ -528,9 +540,9 @@ struct Worker {
     spec: VideoSpec,
     timeline: timeline::Timeline,
     sink: Sink,
-    /// The newest frame of the latest slot, not written yet (a newer
-    /// frame in the same slot replaces it) and its slot.
-    current: Option<(u64, Vec<u8>)>,
+    /// The newest frame of the latest slot (a newer frame in the same
+    /// slot replaces it until the slot is over).
+    current: Option<Current>,
     /// The newest frame before the timeline began.
     pending: Option<Vec<u8>>,
     /// The holds in the timeline so far.
@@ -546,7 +558,23 @@ impl Worker {
     fn run(mut self, rx: Receiver<Msg>) -> VideoOutcome {
         let mut end = None;
         let mut deadline = Deadline::after(Duration::from_secs(10));
-        for msg in rx.iter() {
+        loop {
+            // A frame whose slot is over is final: it is encoded now, while
+            // the run goes on, not when the video ends.
+            let msg = match self.due_in() {
+                Some(wait) => match rx.recv_timeout(wait) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.write_if_over();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+                None => match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
+            };
             match msg {
                 Msg::Frame(f, at) => {
                     if self.begun {
@@ -566,6 +594,30 @@ impl Worker {
             }
         }
         self.finish(end.unwrap_or_else(Instant::now), deadline)
+    }
+
+    /// How long until the current frame's slot is over (`None`: no frame
+    /// waits for the encoder).
+    fn due_in(&self) -> Option<Duration> {
+        let c = self.current.as_ref().filter(|c| !c.written)?;
+        if !matches!(self.sink, Sink::Encoder(_)) || self.timeline.is_last(c.slot) {
+            return None;
+        }
+        let over = Duration::from_millis(self.timeline.slot_ms(c.slot + 1));
+        let now = self.timeline.output_time(Instant::now());
+        Some(over.saturating_sub(now) + Duration::from_millis(1))
+    }
+
+    /// Hands the current frame to the encoder once its slot is over: every
+    /// later frame falls in a later slot (holds only move frames later).
+    fn write_if_over(&mut self) {
+        let over = self.timeline.end_slot(Instant::now());
+        if let (Sink::Encoder(e), Some(c)) = (&mut self.sink, self.current.as_mut()) {
+            if !c.written && over > c.slot {
+                e.write(&c.frame, self.timeline.slot_ms(c.slot));
+                c.written = true;
+            }
+        }
     }
 
     fn begin(&mut self, at: Instant) {
@@ -604,18 +656,27 @@ impl Worker {
             return;
         };
         match &mut self.sink {
-            Sink::Encoder(e) => match self.current.take() {
-                // A later slot: the previous one's frame is final.
-                Some((k0, f0)) if k > k0 => {
-                    e.write(&f0, self.timeline.slot_ms(k0));
-                    self.current = Some((k, frame));
-                }
-                // The same slot: the newest frame is shown.
-                Some((k0, _)) if k == k0 => self.current = Some((k, frame)),
-                // Taken before the slot already shown (it arrived late).
-                Some(cur) => self.current = Some(cur),
-                None => self.current = Some((k, frame)),
-            },
+            Sink::Encoder(e) => {
+                let fresh = Current {
+                    slot: k,
+                    frame,
+                    written: false,
+                };
+                self.current = match self.current.take() {
+                    // A later slot: the previous one's frame is final.
+                    Some(c) if k > c.slot => {
+                        if !c.written {
+                            e.write(&c.frame, self.timeline.slot_ms(c.slot));
+                        }
+                        Some(fresh)
+                    }
+                    // The same slot, still open: the newest frame is shown.
+                    Some(c) if k == c.slot && !c.written => Some(fresh),
+                    // Taken before the slot already shown (it arrived late).
+                    Some(c) => Some(c),
+                    None => Some(fresh),
+                };
+            }
             Sink::Frames(kept, _) => {
                 if kept.len() >= MAX_KEPT_FRAMES {
                     self.capped = true;
@@ -664,11 +725,13 @@ impl Worker {
             Sink::Encoder(mut e) => {
                 // The last frame, and again where the video ends, so a
                 // page that stayed still keeps its duration.
-                if let Some((k, f)) = self.current.take() {
-                    e.write(&f, self.timeline.slot_ms(k));
+                if let Some(c) = self.current.take() {
+                    if !c.written {
+                        e.write(&c.frame, self.timeline.slot_ms(c.slot));
+                    }
                     let last = self.timeline.end_slot(end);
-                    if last > k {
-                        e.write(&f, self.timeline.slot_ms(last));
+                    if last > c.slot {
+                        e.write(&c.frame, self.timeline.slot_ms(last));
                     }
                 }
                 if started_ms.is_none() {

@@ -65,6 +65,12 @@ impl Timeline {
         k.min(self.max_slots - 1)
     }
 
+    /// Whether `k` is the last slot of the longest duration (it is never
+    /// over: the video stops there).
+    pub(crate) fn is_last(&self, k: u64) -> bool {
+        k + 1 >= self.max_slots
+    }
+
     /// Milliseconds from the video's start to slot `k`.
     pub(crate) fn slot_ms(&self, k: u64) -> u64 {
         (self.slot.as_nanos() * k as u128 / 1_000_000) as u64
