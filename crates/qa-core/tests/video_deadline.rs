@@ -24,19 +24,27 @@ trap 'printf "the frames encoded so far" > "$last"; exit 255' TERM
 while :; do sleep 0.02; done
 "#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
+/// A recording of a 64x64 video named `page` whose encoder is the shell
+/// script `encoder`, in a fresh run directory.
+struct Setup {
+    _dir: tempfile::TempDir,
+    evidence: Arc<Evidence>,
+    owner: ProcessOwner,
+    rec: VideoRecorder,
+}
+
+fn setup(encoder: &str, format: FrameFormat) -> Setup {
     use std::os::unix::fs::PermissionsExt;
     let d = tempfile::tempdir().unwrap();
-    let encoder = d.path().join("stalled-ffmpeg");
-    std::fs::write(&encoder, STALLED_ENCODER).unwrap();
-    std::fs::set_permissions(&encoder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = d.path().join("encoder");
+    std::fs::write(&bin, encoder).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let evidence =
         Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
     let owner = ProcessOwner::new();
     let spec = VideoSpec {
         name: "page".into(),
-        format: FrameFormat::Png,
+        format,
         width: 64,
         height: 64,
         bounds: VideoBounds::default(),
@@ -44,7 +52,20 @@ async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
         step: None,
         wait_for_begin: false,
     };
-    let rec = VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&encoder));
+    let rec = VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&bin));
+    Setup {
+        _dir: d,
+        evidence,
+        owner,
+        rec,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
+    let Setup {
+        _dir, owner, rec, ..
+    } = setup(STALLED_ENCODER, FrameFormat::Png);
     // Frames larger than a pipe's buffer: the second write blocks for good.
     let t0 = Instant::now();
     for i in 0..4u8 {
@@ -86,38 +107,20 @@ exec cat > "$last"
 /// at most the last frame.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
-    use std::os::unix::fs::PermissionsExt;
-    let d = tempfile::tempdir().unwrap();
-    let encoder = d.path().join("copying-ffmpeg");
-    std::fs::write(&encoder, COPYING_ENCODER).unwrap();
-    std::fs::set_permissions(&encoder, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let evidence =
-        Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
-    let owner = ProcessOwner::new();
-    let spec = VideoSpec {
-        name: "page".into(),
-        format: FrameFormat::Jpeg,
-        width: 64,
-        height: 64,
-        bounds: VideoBounds::default(),
-        mode: RecordMode::On,
-        step: None,
-        wait_for_begin: false,
-    };
-    let rec = VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&encoder));
+    let Setup {
+        _dir,
+        evidence,
+        owner,
+        rec,
+    } = setup(COPYING_ENCODER, FrameFormat::Jpeg);
     // Two frames in one slot, then nothing: the newer one is the slot's.
     let t0 = Instant::now();
     rec.push(vec![1; 1000], t0);
     rec.push(vec![2; 1000], t0 + Duration::from_millis(5));
     // The scratch file the stand-in writes: the IVF header, then the
     // frame with its 12-byte header, once the slot is over.
-    let written = || {
-        walk(&d.path().join("ws"))
-            .into_iter()
-            .find(|p| p.extension().is_some_and(|e| e == "webm"))
-            .and_then(|p| std::fs::read(p).ok())
-            .unwrap_or_default()
-    };
+    let scratch = evidence.run_dir().join("work/video-page/page.webm");
+    let written = || std::fs::read(&scratch).unwrap_or_default();
     let seen = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
             let b = written();
@@ -136,20 +139,4 @@ async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
         .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
         .await;
     assert!(report.left.is_empty(), "{report:?}");
-}
-
-/// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
