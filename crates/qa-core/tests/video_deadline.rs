@@ -140,3 +140,41 @@ async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
         .await;
     assert!(report.left.is_empty(), "{report:?}");
 }
+
+/// A frame that comes after its slot was encoded (a window capture that
+/// took long is placed where it began) is still shown, from the next slot:
+/// the newest picture is never dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_placed_in_a_slot_already_encoded_is_shown_next() {
+    let Setup {
+        _dir,
+        evidence,
+        owner,
+        rec,
+    } = setup(COPYING_ENCODER, FrameFormat::Jpeg);
+    let t0 = Instant::now();
+    rec.push(vec![1; 1000], t0);
+    let scratch = evidence.run_dir().join("work/video-page/page.webm");
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while std::fs::read(&scratch).unwrap_or_default().len() < 32 + 12 + 1000 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the first slot is encoded once it is over");
+    // Taken in the first slot, handed over after it was encoded.
+    rec.push(vec![2; 1000], t0 + Duration::from_millis(1));
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
+    let ivf = std::fs::read(&out.artifacts[0].path).unwrap();
+    let second = &ivf[32 + 12 + 1000..];
+    assert!(
+        second.len() >= 12 + 1000 && second[12..12 + 1000] == [2u8; 1000][..],
+        "the later frame is in the video: {} bytes after the first",
+        second.len()
+    );
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert!(report.left.is_empty(), "{report:?}");
+}

@@ -662,6 +662,10 @@ impl Worker {
                     frame,
                     written: false,
                 };
+                // Frames come in the order they were taken, so this one is
+                // newer than the current one even when it is placed in an
+                // earlier slot (a capture that took long is placed where
+                // it began).
                 self.current = match self.current.take() {
                     // A later slot: the previous one's frame is final.
                     Some(c) if k > c.slot => {
@@ -670,10 +674,18 @@ impl Worker {
                         }
                         Some(fresh)
                     }
-                    // The same slot, still open: the newest frame is shown.
-                    Some(c) if k == c.slot && !c.written => Some(fresh),
-                    // Taken before the slot already shown (it arrived late).
-                    Some(c) => Some(c),
+                    // The current slot is still open: the newest frame is
+                    // its picture.
+                    Some(c) if !c.written => Some(Current {
+                        slot: c.slot,
+                        ..fresh
+                    }),
+                    // The current slot was encoded already: the newest
+                    // frame is shown from the next one.
+                    Some(c) => Some(Current {
+                        slot: c.slot + 1,
+                        ..fresh
+                    }),
                     None => Some(fresh),
                 };
             }
