@@ -97,10 +97,41 @@ async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
 
 const COPYING_ENCODER: &str = r#"#!/bin/sh
 # A stand-in for ffmpeg that writes what it reads to its output file (its
-# last argument), as it reads it.
+# last argument). Once it has the IVF header and the first frame (32 + 12
+# + 1000 bytes, read exactly), it also hands them to the test through the
+# FIFO `$last.first`.
 for last; do :; done
-exec cat > "$last"
+dd bs=1044 count=1 iflag=fullblock of="$last" 2>/dev/null
+cat "$last" > "$last.first"
+exec cat >> "$last"
 "#;
+
+/// Waits, without polling, for what the copying stand-in received up to
+/// the end of the first frame: a FIFO made before any frame is pushed,
+/// read when the stand-in writes it.
+fn first_frame(evidence: &Evidence) -> tokio::sync::oneshot::Receiver<Vec<u8>> {
+    let fifo = evidence.run_dir().join("work/video-page/page.webm.first");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // A thread of its own: one left blocked when the test fails does not
+    // hold the runtime open.
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read(fifo).unwrap());
+    });
+    rx
+}
+
+/// The first frame, within a wide "must not hang" bound.
+async fn received(h: tokio::sync::oneshot::Receiver<Vec<u8>>, what: &str) -> Vec<u8> {
+    tokio::time::timeout(Duration::from_secs(60), h)
+        .await
+        .expect(what)
+        .unwrap()
+}
 
 /// A frame is handed to the encoder once its slot is over, while the run
 /// goes on — not when the video ends: the work left at the end of a run is
@@ -113,25 +144,18 @@ async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
         owner,
         rec,
     } = setup(COPYING_ENCODER, FrameFormat::Jpeg);
+    let first = first_frame(&evidence);
     // Two frames in one slot, then nothing: the newer one is the slot's.
     let t0 = Instant::now();
     rec.push(vec![1; 1000], t0);
     rec.push(vec![2; 1000], t0 + Duration::from_millis(5));
-    // The scratch file the stand-in writes: the IVF header, then the
-    // frame with its 12-byte header, once the slot is over.
-    let scratch = evidence.run_dir().join("work/video-page/page.webm");
-    let written = || std::fs::read(&scratch).unwrap_or_default();
-    let seen = tokio::time::timeout(Duration::from_secs(60), async {
-        loop {
-            let b = written();
-            if b.len() >= 32 + 12 + 1000 {
-                return b;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the slot's frame reaches the encoder before the video ends");
+    // The IVF header, then the frame with its 12-byte header, once the
+    // slot is over.
+    let seen = received(
+        first,
+        "the slot's frame reaches the encoder before the video ends",
+    )
+    .await;
     assert_eq!(&seen[32 + 12..32 + 12 + 1000], &[2u8; 1000][..]);
     let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
     assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
@@ -152,16 +176,10 @@ async fn a_frame_placed_in_a_slot_already_encoded_is_shown_next() {
         owner,
         rec,
     } = setup(COPYING_ENCODER, FrameFormat::Jpeg);
+    let first = first_frame(&evidence);
     let t0 = Instant::now();
     rec.push(vec![1; 1000], t0);
-    let scratch = evidence.run_dir().join("work/video-page/page.webm");
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while std::fs::read(&scratch).unwrap_or_default().len() < 32 + 12 + 1000 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the first slot is encoded once it is over");
+    received(first, "the first slot is encoded once it is over").await;
     // Taken in the first slot, handed over after it was encoded.
     rec.push(vec![2; 1000], t0 + Duration::from_millis(1));
     let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
