@@ -46,6 +46,7 @@ pub mod native;
 mod pty;
 mod pump;
 mod session;
+mod skip;
 #[cfg(test)]
 mod test_term;
 mod text_runs;

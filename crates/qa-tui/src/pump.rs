@@ -12,7 +12,7 @@
 use crate::palette;
 use crate::pty;
 use crate::replay::Replay;
-use crate::text_runs::TextRuns;
+use crate::text_runs::{Memo, TextRuns};
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config, Term};
@@ -62,8 +62,8 @@ pub struct Model {
     /// The PTY reached end of output (EOF, or EIO on Unix).
     pub eof: bool,
     listener: Listener,
-    /// The printable run being gathered (kept to reuse its allocation).
-    run: Vec<u8>,
+    /// What the text-run writer keeps between feeds.
+    memo: Memo,
 }
 
 impl Model {
@@ -107,10 +107,10 @@ impl Model {
             term,
             processor,
             cast,
-            run,
+            memo,
             ..
         } = self;
-        processor.stop_sync(&mut TextRuns::new(term, run));
+        processor.stop_sync(&mut TextRuns::new(term, memo));
         if let Some(c) = cast.as_mut() {
             c.refresh(Instant::now(), term);
         }
@@ -184,7 +184,7 @@ impl Shared {
                 last_output: now,
                 eof: false,
                 listener,
-                run: Vec::new(),
+                memo: Memo::default(),
             }),
             exit: Mutex::new(None),
             generation: watch::channel(0).0,
@@ -258,13 +258,12 @@ pub fn feed(model: &mut Model, bytes: &[u8]) -> Vec<u8> {
         term,
         processor,
         cast,
-        run,
+        memo,
         ..
     } = model;
-    let mut runs = TextRuns::new(term, run);
-    processor.advance(&mut runs, bytes);
-    runs.flush();
-    drop(runs);
+    // Lines the rest of the chunk scrolls out of the scrollback again are
+    // not parsed; the model is the same (see `skip`).
+    crate::skip::advance(term, processor, memo, bytes, SCROLLBACK_LINES);
     if let Some(cast) = cast.as_mut() {
         // After the model: a masked replay records what the screen shows.
         cast.output(now, bytes, term);

@@ -17,6 +17,10 @@
 //! - a character set other than ASCII is configured (line drawing, …);
 //! - a cell about to be overwritten is half of a wide character.
 //!
+//! It also notes, for [`crate::skip`], whether the last call was `input`
+//! (and of which character) and whether the scroll region is the whole
+//! screen (the terminal keeps its region private).
+//!
 //! What is skipped is the terminal's damage tracking for those cells (the
 //! record of which cells a renderer must repaint): nothing in ui-qa renders
 //! from it; captures and waits read the grid.
@@ -40,21 +44,67 @@ const CHARSETS: [CharsetIndex; 4] = [
     CharsetIndex::G3,
 ];
 
+/// What a [`TextRuns`] keeps between feeds: the run buffer (so no call
+/// allocates) and whether the terminal's scroll region is the whole screen.
+#[derive(Debug)]
+pub struct Memo {
+    run: Vec<u8>,
+    /// False once a scroll region other than the whole screen may be set
+    /// (conservative: only a region set to the whole screen, or a full
+    /// reset, makes it true again).
+    region_full: bool,
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        // A new terminal scrolls the whole screen.
+        Memo {
+            run: Vec::new(),
+            region_full: true,
+        }
+    }
+}
+
 /// A [`Handler`] over a terminal that writes printable ASCII a run at a time.
 ///
 /// Feed it with `processor.advance(&mut runs, bytes)` and call
-/// [`TextRuns::flush`] afterwards (dropping it flushes too); `run` is a
-/// buffer the caller keeps between feeds so no call allocates.
+/// [`TextRuns::flush`] afterwards (dropping it flushes too); `memo` is kept
+/// by the caller between feeds.
 pub struct TextRuns<'a, L: EventListener> {
     term: &'a mut Term<L>,
     run: &'a mut Vec<u8>,
+    region_full: &'a mut bool,
+    /// The character of the last call, when that call was `input`.
+    last_input: Option<char>,
 }
 
 impl<'a, L: EventListener> TextRuns<'a, L> {
-    /// Wraps `term`, gathering runs in `run` (cleared first).
-    pub fn new(term: &'a mut Term<L>, run: &'a mut Vec<u8>) -> Self {
-        run.clear();
-        TextRuns { term, run }
+    /// Wraps `term`, gathering runs in `memo`'s buffer (cleared first).
+    pub fn new(term: &'a mut Term<L>, memo: &'a mut Memo) -> Self {
+        memo.run.clear();
+        TextRuns {
+            term,
+            run: &mut memo.run,
+            region_full: &mut memo.region_full,
+            last_input: None,
+        }
+    }
+
+    /// The character of the last handler call since the previous
+    /// `take_last_input`, when that call was `input` (and forgets it).
+    pub fn take_last_input(&mut self) -> Option<char> {
+        self.last_input.take()
+    }
+
+    /// Whether the scroll region is certainly the whole screen.
+    pub fn region_full(&self) -> bool {
+        *self.region_full
+    }
+
+    /// The terminal (the pending run is written first).
+    pub fn term(&mut self) -> &Term<L> {
+        self.flush();
+        self.term
     }
 
     /// Writes the gathered run into the grid.
@@ -138,6 +188,7 @@ macro_rules! in_order {
         $(
             fn $name(&mut self, $($arg: $ty),*) {
                 self.flush();
+                self.last_input = None;
                 Handler::$name(&mut *self.term, $($arg),*)
             }
         )*
@@ -146,12 +197,34 @@ macro_rules! in_order {
 
 impl<L: EventListener> Handler for TextRuns<'_, L> {
     fn input(&mut self, c: char) {
+        self.last_input = Some(c);
         if matches!(c, ' '..='~') {
             self.run.push(c as u8);
         } else {
             self.flush();
             self.term.input(c);
         }
+    }
+
+    fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
+        self.flush();
+        self.last_input = None;
+        // The terminal ignores a region with top >= bottom (the bottom
+        // defaults to the last row); otherwise its region is rows
+        // top-1..min(bottom, rows) (the parser never passes a top below 1).
+        let rows = self.term.screen_lines();
+        let b = bottom.unwrap_or(rows);
+        if top < b {
+            *self.region_full = top == 1 && b >= rows;
+        }
+        self.term.set_scrolling_region(top, bottom);
+    }
+
+    fn reset_state(&mut self) {
+        self.flush();
+        self.last_input = None;
+        *self.region_full = true;
+        self.term.reset_state();
     }
 
     in_order! {
@@ -192,7 +265,6 @@ impl<L: EventListener> Handler for TextRuns<'_, L> {
         fn clear_screen(a: ClearMode);
         fn clear_tabs(a: TabulationClearMode);
         fn set_tabs(a: u16);
-        fn reset_state();
         fn reverse_index();
         fn terminal_attribute(a: Attr);
         fn set_mode(a: Mode);
@@ -201,7 +273,6 @@ impl<L: EventListener> Handler for TextRuns<'_, L> {
         fn set_private_mode(a: PrivateMode);
         fn unset_private_mode(a: PrivateMode);
         fn report_private_mode(a: PrivateMode);
-        fn set_scrolling_region(a: usize, b: Option<usize>);
         fn set_keypad_application_mode();
         fn unset_keypad_application_mode();
         fn set_active_charset(a: CharsetIndex);
@@ -262,10 +333,10 @@ mod tests {
     fn agree(cols: usize, rows: usize, chunks: &[&[u8]]) {
         let (mut plain, mut runs) = (term(cols, rows), term(cols, rows));
         let (mut p1, mut p2): (Processor, Processor) = (Processor::new(), Processor::new());
-        let mut buf = Vec::new();
+        let mut memo = Memo::default();
         for chunk in chunks {
             p1.advance(&mut plain, chunk);
-            let mut r = TextRuns::new(&mut runs, &mut buf);
+            let mut r = TextRuns::new(&mut runs, &mut memo);
             p2.advance(&mut r, chunk);
             r.flush();
         }
