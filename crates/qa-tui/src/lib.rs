@@ -34,6 +34,7 @@
 pub mod boxdraw;
 pub mod cast;
 mod codes;
+mod inbox;
 pub mod keys;
 pub mod launch;
 pub mod mask;

@@ -1,7 +1,7 @@
-//! The output pump: one task reads the PTY in large chunks, feeds the
-//! terminal model, answers the program's queries, ends synchronized updates
-//! whose timeout passed, records the replay and bumps a generation counter
-//! that waiters watch. A writer task owns the PTY's write half. The same on
+//! The output pump: one task reads the PTY and hands the bytes over
+//! ([`crate::inbox`]) to a thread that feeds the terminal model, answers
+//! the program's queries, ends synchronized updates whose timeout passed,
+//! records the replay and bumps a generation counter that waiters watch. A writer task owns the PTY's write half. The same on
 //! every OS: the PTY itself is behind [`crate::pty`].
 //!
 //! On Windows the bytes are ConPTY's rendering of the console, not the
@@ -9,6 +9,7 @@
 //! sequences relative to the text. Nothing here depends on the byte
 //! stream's shape; every assertion reads the model's screen.
 
+use crate::inbox::{End, Inbox, StopOnDrop, Taken};
 use crate::palette;
 use crate::pty;
 use crate::replay::Replay;
@@ -24,7 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 /// Lines of scrollback kept by the model.
 pub const SCROLLBACK_LINES: usize = 10_000;
-/// Bytes read from the PTY per model update (at most).
+/// Bytes read from the PTY at a time (at most).
 pub const READ_CHUNK: usize = 64 * 1024;
 /// Pixel size reported for one cell (answers to `CSI 14/16/18 t`).
 const CELL_PX: (u16, u16) = (10, 20);
@@ -297,57 +298,87 @@ impl Tee {
     }
 }
 
-/// Runs the pump until the PTY reaches end of output.
+/// Runs the pump until the PTY reaches end of output and everything read
+/// is modelled: this task reads, a thread of its own parses (see
+/// [`crate::inbox`]), so a program's writes are drained while earlier ones
+/// are modelled.
 pub async fn run_pump(
     shared: Arc<Shared>,
     mut pty: pty::Output,
     writer: mpsc::UnboundedSender<WriterMsg>,
     tee: Tee,
 ) {
+    let inbox = Arc::new(Inbox::default());
+    let (parsed_tx, parsed) = oneshot::channel();
+    let parser = {
+        let (shared, inbox) = (shared.clone(), inbox.clone());
+        let answers = tee.answers();
+        std::thread::Builder::new()
+            .name("ui-qa-tui-model".into())
+            .spawn(move || {
+                run_parser(&shared, &inbox, answers.then_some(&writer));
+                let _ = parsed_tx.send(());
+            })
+    };
+    if parser.is_err() {
+        // No thread: nothing models the output; end as at EOF.
+        shared.model().eof = true;
+        shared.bump();
+        return;
+    }
+    // An aborted task drops this guard: the parser thread stops too.
+    let stop = StopOnDrop(&inbox);
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
-        let sync_at = shared.model().processor.sync_timeout().sync_timeout();
-        let read = tokio::select! {
-            r = pty.read(&mut buf) => r,
-            _ = sleep_until_opt(sync_at) => {
-                let replies = {
-                    let mut m = shared.model();
-                    let due = m.processor.sync_timeout().sync_timeout().is_some_and(|t| t <= Instant::now());
-                    if due {
-                        m.stop_sync();
-                    }
-                    m.take_replies()
-                };
-                if tee.answers() {
-                    send_replies(&writer, replies);
-                }
-                shared.bump();
-                continue;
-            }
-        };
-        match read {
+        inbox.room().await;
+        match pty.read(&mut buf).await {
             Ok(0) => break,
-            Ok(mut n) => {
-                // Gather whatever else is already waiting, up to one chunk,
-                // so a flood costs one model update per 64 KiB.
-                while n < buf.len() {
-                    match tokio::time::timeout(Duration::ZERO, pty.read(&mut buf[n..])).await {
-                        Ok(Ok(k)) if k > 0 => n += k,
-                        _ => break,
-                    }
-                }
+            Ok(n) => {
                 tee.output(&buf[..n]);
-                let replies = feed(&mut shared.model(), &buf[..n]);
-                if tee.answers() {
-                    send_replies(&writer, replies);
-                }
-                shared.bump();
+                inbox.push(&buf[..n]);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             // EIO (Unix: no process holds the PTY open any more) and any
             // other error end the output like EOF.
             Err(_) => break,
         }
+    }
+    inbox.end(End::Eof);
+    let _ = parsed.await;
+    drop(stop);
+}
+
+/// Models what the reader hands over, in batches, and ends synchronized
+/// updates whose timeout passed; at EOF marks the model drained.
+fn run_parser(shared: &Shared, inbox: &Inbox, writer: Option<&mpsc::UnboundedSender<WriterMsg>>) {
+    let mut batch = Vec::with_capacity(READ_CHUNK);
+    loop {
+        let sync_at = shared.model().processor.sync_timeout().sync_timeout();
+        let replies = match inbox.take(&mut batch, sync_at) {
+            Taken::Bytes => {
+                let replies = feed(&mut shared.model(), &batch);
+                batch.clear();
+                replies
+            }
+            Taken::TimedOut => {
+                let mut m = shared.model();
+                let due = m
+                    .processor
+                    .sync_timeout()
+                    .sync_timeout()
+                    .is_some_and(|t| t <= Instant::now());
+                if due {
+                    m.stop_sync();
+                }
+                m.take_replies()
+            }
+            Taken::Ended(End::Eof) => break,
+            Taken::Ended(End::Stopped | End::Open) => return,
+        };
+        if let Some(w) = writer {
+            send_replies(w, replies);
+        }
+        shared.bump();
     }
     {
         let mut m = shared.model();
@@ -362,13 +393,6 @@ pub async fn run_pump(
 fn send_replies(writer: &mpsc::UnboundedSender<WriterMsg>, replies: Vec<u8>) {
     if !replies.is_empty() {
         let _ = writer.send(WriterMsg::Bytes(replies, None));
-    }
-}
-
-async fn sleep_until_opt(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -49,10 +49,10 @@
 //! - The processor's preceding character is the last printable byte of
 //!   `S1` in both.
 //!
-//! With [`crate::pump::READ_CHUNK`] (64 KiB) and 10,000 lines of
-//! scrollback a chunk qualifies only when its lines average under about
-//! six bytes (`yes`, counters); floods of longer lines are modelled in
-//! full.
+//! With 10,000 lines of scrollback a chunk qualifies only when it holds
+//! more than 10,056 short lines: a batch the reader gathered while the
+//! model was behind (up to [`crate::inbox::INBOX_CAP`]), or a 64 KiB read
+//! of lines under about six bytes (`yes`, counters).
 //!
 //! Nothing else sees the difference: the raw bytes still go to the replay
 //! and the tee, and `P` holds no escape sequence, so no query goes
