@@ -24,6 +24,9 @@
 //!   against `pyatspi.findDescendant` for the same button, its name read
 //!   back.
 //!
+//! ui-qa runs twice: with its defaults (window video on, the headline) and
+//! with `--video off`, a reference row that shows what the video costs.
+//!
 //! The node counts and each contender's whole-process wall time (launch,
 //! wait, operation, teardown) are shown next to the medians for context.
 
@@ -214,9 +217,18 @@ fn failed(o: &Outcome) -> String {
     o.why()
 }
 
-/// ui-qa: one `run --json` of the scenario's flow; the last step's
-/// `durationMs`.
+/// ui-qa with its defaults (window video on): one `run --json` of the
+/// scenario's flow; the last step's `durationMs`.
 fn ui_qa(b: &Bench, s: &Scenario) -> Result<Sample, String> {
+    ui_qa_with(b, s, &[])
+}
+
+/// ui-qa with `--video off`, for what the window video costs.
+fn ui_qa_no_video(b: &Bench, s: &Scenario) -> Result<Sample, String> {
+    ui_qa_with(b, s, &["--video", "off"])
+}
+
+fn ui_qa_with(b: &Bench, s: &Scenario, extra: &[&str]) -> Result<Sample, String> {
     let (ctx, desk) = (b.ctx, b.desk);
     let dir = ctx.scratch_dir("desktop-ui-qa");
     let flow = serde_json::json!({
@@ -230,7 +242,9 @@ fn ui_qa(b: &Bench, s: &Scenario) -> Result<Sample, String> {
     std::fs::write(&flow_path, flow.to_string()).map_err(|e| e.to_string())?;
     let o = run_timed(
         desk.apply(&mut Command::new(&ctx.ui_qa))
-            .args(["run", "--json", "--workspace"])
+            .args(["run", "--json"])
+            .args(extra)
+            .arg("--workspace")
             .arg(dir.join("ws"))
             .arg(&flow_path),
         TIMEOUT,
@@ -322,33 +336,47 @@ struct Bench<'a> {
     logs: PathBuf,
 }
 
+/// The floor's row name.
+const FLOOR: &str = "zbus floor";
+
 /// One contender run of a scenario.
 type Attempt = fn(&Bench, &Scenario) -> Result<Sample, String>;
 
 /// The contenders, in the order each round runs them.
-const CONTENDERS: [(&str, Kind, Attempt); 3] = [
+const CONTENDERS: [(&str, Kind, Attempt); 4] = [
     ("ui-qa (release)", Kind::UiQa, ui_qa),
+    ("ui-qa --video off", Kind::Reference, ui_qa_no_video),
     ("pyatspi", Kind::Peer, pyatspi),
-    ("zbus floor", Kind::Reference, zbus_floor),
+    (FLOOR, Kind::Reference, zbus_floor),
 ];
 
 /// The contenders of one scenario (the floor only where it applies).
 fn contenders(s: &Scenario) -> Vec<(&'static str, Kind, Attempt)> {
     CONTENDERS
         .into_iter()
-        .filter(|(_, kind, _)| s.floor || *kind != Kind::Reference)
+        .filter(|(name, _, _)| s.floor || *name != FLOOR)
         .collect()
 }
 
 /// The line under a table: ui-qa's median over the floor's.
 fn over_floor(cells: &[Cell], list: &[(&str, Kind, Attempt)]) -> Option<String> {
-    let median = |want: Kind| {
+    let median = |want: &str| {
         list.iter()
-            .position(|(_, k, _)| *k == want)
+            .position(|(name, _, _)| *name == want)
             .and_then(|i| cells[i].median())
     };
-    let (mine, floor) = (median(Kind::UiQa)?, median(Kind::Reference)?);
-    Some(format!("ui-qa / zbus floor: {:.2}x\n", mine / floor))
+    let floor = median(FLOOR)?;
+    let mine = median(CONTENDERS[0].0)?;
+    let mut out = format!("ui-qa / zbus floor: {:.2}x", mine / floor);
+    if let Some(off) = median(CONTENDERS[1].0) {
+        out.push_str(&format!(
+            " (with --video off {:.2}x); video on / video off: {:.2}x",
+            off / floor,
+            mine / off
+        ));
+    }
+    out.push('\n');
+    Some(out)
 }
 
 /// Runs the desktop surface; false when a contender failed a scenario.
@@ -435,7 +463,7 @@ pub fn run(ctx: &Ctx) -> bool {
                 }
             })
             .collect();
-        let floor = lists[i].iter().position(|(_, k, _)| *k == Kind::Reference);
+        let floor = lists[i].iter().position(|(name, _, _)| *name == FLOOR);
         let listing = Listing {
             title: format!(
                 "desktop: {}; shared Xvfb + private session bus, median of {} round(s)",
