@@ -277,3 +277,82 @@ fn never_a_foreign_pixel_while_another_program_races_without_composite() {
 fn never_a_foreign_pixel_while_another_program_races_with_composite() {
     never_a_foreign_pixel_while_another_program_races(true);
 }
+
+/// A window inside `parent` (its own connection's), mapped.
+fn child_of(c: &Client, parent: Window, colour: u32) -> Window {
+    let win = c.conn.generate_id().unwrap();
+    c.conn
+        .create_window(
+            x11rb::COPY_DEPTH_FROM_PARENT,
+            win,
+            parent,
+            5,
+            5,
+            40,
+            30,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            x11rb::COPY_FROM_PARENT,
+            &CreateWindowAux::new().background_pixel(colour),
+        )
+        .unwrap();
+    c.conn.map_window(win).unwrap();
+    c.conn.sync().unwrap();
+    win
+}
+
+/// Draws in `w` from the client's connection (the server repaints part of
+/// its background), done once this returns.
+fn draw(c: &Client, w: Window) {
+    c.conn.clear_area(false, w, 10, 10, 20, 20).unwrap();
+    c.conn.sync().unwrap();
+}
+
+/// Whether `w` changed, as the watcher sees it after a round trip (so
+/// every event the server sent it before is in its queue).
+fn changed(x: &X11, w: &mut Watch) -> bool {
+    x.conn.sync().unwrap();
+    x.changed(w)
+}
+
+#[test]
+fn a_watched_window_has_changed_only_after_drawing_in_it_or_inside_it() {
+    let xvfb = Xvfb::start(true);
+    let (app, x) = scene(&xvfb.display);
+    let mut w = x.watch(app.win).expect("Xvfb has the Damage extension");
+    assert!(changed(&x, &mut w), "the first answer is always yes");
+    assert!(!changed(&x, &mut w), "nothing was drawn");
+    draw(&app, app.win);
+    assert!(changed(&x, &mut w), "drawn in the window");
+    assert!(!changed(&x, &mut w), "the damage was reset");
+    let inner = child_of(&app, app.win, MAGENTA);
+    assert!(changed(&x, &mut w), "a window inside it appeared");
+    assert!(!changed(&x, &mut w));
+    draw(&app, inner);
+    assert!(changed(&x, &mut w), "drawn in a window inside it");
+    // Another program's window elsewhere on the screen is not this one's.
+    let far = Client::new(&xvfb.display, OTHER_PID, MAGENTA, (400, 300, 50, 50));
+    draw(&far, far.win);
+    assert!(!changed(&x, &mut w), "drawing elsewhere is not a change");
+    x.unwatch(w);
+}
+
+#[test]
+fn a_watch_follows_its_window_into_a_window_managers_frame() {
+    let xvfb = Xvfb::start(true);
+    let (app, x) = scene(&xvfb.display);
+    let mut w = x.watch(app.win).unwrap();
+    assert!(changed(&x, &mut w));
+    assert!(!changed(&x, &mut w));
+    // A "window manager" frames it: its top-level is now the frame.
+    let wm = other(&xvfb.display);
+    wm.conn.reparent_window(app.win, wm.win, 0, 0).unwrap();
+    wm.conn.sync().unwrap();
+    assert!(
+        changed(&x, &mut w),
+        "a new top-level reads the window again"
+    );
+    assert!(!changed(&x, &mut w));
+    draw(&app, app.win);
+    assert!(changed(&x, &mut w), "drawing is seen on the frame");
+}
