@@ -1,8 +1,9 @@
 //! The output pump: one task reads the PTY and hands the bytes over
 //! ([`crate::inbox`]) to a thread that feeds the terminal model, answers
 //! the program's queries, ends synchronized updates whose timeout passed,
-//! records the replay and bumps a generation counter that waiters watch. A writer task owns the PTY's write half. The same on
-//! every OS: the PTY itself is behind [`crate::pty`].
+//! records the replay and bumps a generation counter that waiters watch.
+//! A writer task owns the PTY's write half. The same on every OS: the PTY
+//! itself is behind [`crate::pty`].
 //!
 //! On Windows the bytes are ConPTY's rendering of the console, not the
 //! program's own: ConPTY repaints whole regions and may reorder escape
@@ -310,23 +311,33 @@ pub async fn run_pump(
 ) {
     let inbox = Arc::new(Inbox::default());
     let (parsed_tx, parsed) = oneshot::channel();
-    let parser = {
+    let job = {
         let (shared, inbox) = (shared.clone(), inbox.clone());
         let answers = tee.answers();
-        std::thread::Builder::new()
-            .name("ui-qa-tui-model".into())
-            .spawn(move || {
-                run_parser(&shared, &inbox, answers.then_some(&writer));
-                let _ = parsed_tx.send(());
-            })
+        move || {
+            run_parser(&shared, &inbox, answers.then_some(&writer));
+            let _ = parsed_tx.send(());
+        }
     };
-    if parser.is_err() {
-        // No thread: nothing models the output; end as at EOF.
-        shared.model().eof = true;
-        shared.bump();
-        return;
+    // A thread of its own (it lives as long as the output and never holds
+    // up the runtime's shutdown); if none can be made, a thread of the
+    // runtime's blocking pool.
+    let slot = Arc::new(Mutex::new(Some(job)));
+    let taken = slot.clone();
+    let own = std::thread::Builder::new()
+        .name("ui-qa-tui-model".into())
+        .spawn(move || {
+            let job = taken.lock().expect("parser slot").take();
+            if let Some(job) = job {
+                job();
+            }
+        });
+    if own.is_err() {
+        if let Some(job) = slot.lock().expect("parser slot").take() {
+            tokio::task::spawn_blocking(job);
+        }
     }
-    // An aborted task drops this guard: the parser thread stops too.
+    // An aborted task drops this guard: the parser stops too.
     let stop = StopOnDrop(&inbox);
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
