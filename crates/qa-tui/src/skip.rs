@@ -393,14 +393,7 @@ pub(crate) mod tests {
             b"\x1b[20h",
             b"\x1b[20l",
         ];
-        // A fixed pseudo-random sequence (no clock, no seed from outside).
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_term::pseudo_random(0x2545_f491_4f6c_dd1d);
         let mut skipped = 0;
         for round in 0..300 {
             let mut stream = Vec::new();

@@ -20,3 +20,15 @@ pub(crate) fn term_with(cols: usize, rows: usize, bytes: &[u8]) -> Term<VoidList
     p.advance(&mut term, bytes);
     term
 }
+
+/// A fixed pseudo-random sequence (xorshift, no clock and no seed from
+/// outside): each call answers a number below `n`.
+pub(crate) fn pseudo_random(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}

@@ -425,14 +425,7 @@ mod tests {
             b"\x1b[K",
             b"\x1b[?7l",
         ];
-        // A fixed pseudo-random sequence (no clock, no seed from outside).
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_term::pseudo_random(0x9e37_79b9_7f4a_7c15);
         for _ in 0..60 {
             let mut stream = Vec::new();
             for _ in 0..40 {
