@@ -89,10 +89,7 @@ async fn an_encoder_still_behind_at_the_deadline_keeps_what_it_encoded() {
         "{:?}",
         out.notes
     );
-    let report = owner
-        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
-        .await;
-    assert!(report.left.is_empty(), "{report:?}");
+    assert_nothing_left(&owner).await;
 }
 
 const COPYING_ENCODER: &str = r#"#!/bin/sh
@@ -123,6 +120,14 @@ fn first_frame(evidence: &Evidence) -> tokio::sync::oneshot::Receiver<Vec<u8>> {
         let _ = tx.send(std::fs::read(fifo).unwrap());
     });
     rx
+}
+
+/// Every process the test's recorder started has ended.
+async fn assert_nothing_left(owner: &ProcessOwner) {
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert!(report.left.is_empty(), "{report:?}");
 }
 
 /// The first frame, within a wide "must not hang" bound.
@@ -159,10 +164,7 @@ async fn a_frame_reaches_the_encoder_once_its_slot_is_over() {
     assert_eq!(&seen[32 + 12..32 + 12 + 1000], &[2u8; 1000][..]);
     let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
     assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
-    let report = owner
-        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
-        .await;
-    assert!(report.left.is_empty(), "{report:?}");
+    assert_nothing_left(&owner).await;
 }
 
 /// A frame that comes after its slot was encoded (a window capture that
@@ -191,8 +193,5 @@ async fn a_frame_placed_in_a_slot_already_encoded_is_shown_next() {
         "the later frame is in the video: {} bytes after the first",
         second.len()
     );
-    let report = owner
-        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
-        .await;
-    assert!(report.left.is_empty(), "{report:?}");
+    assert_nothing_left(&owner).await;
 }

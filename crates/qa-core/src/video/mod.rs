@@ -531,6 +531,17 @@ struct Current {
     written: bool,
 }
 
+impl Current {
+    /// Hands the frame to the encoder at its slot's time, unless it was
+    /// already.
+    fn write_once(&mut self, e: &mut Encoder, timeline: &timeline::Timeline) {
+        if !self.written {
+            e.write(&self.frame, timeline.slot_ms(self.slot));
+            self.written = true;
+        }
+    }
+}
+
 struct Worker {
     /// Whether the timeline started.
     begun: bool,
@@ -613,9 +624,8 @@ impl Worker {
     fn write_if_over(&mut self) {
         let over = self.timeline.end_slot(Instant::now());
         if let (Sink::Encoder(e), Some(c)) = (&mut self.sink, self.current.as_mut()) {
-            if !c.written && over > c.slot {
-                e.write(&c.frame, self.timeline.slot_ms(c.slot));
-                c.written = true;
+            if over > c.slot {
+                c.write_once(e, &self.timeline);
             }
         }
     }
@@ -668,10 +678,8 @@ impl Worker {
                 // it began).
                 self.current = match self.current.take() {
                     // A later slot: the previous one's frame is final.
-                    Some(c) if k > c.slot => {
-                        if !c.written {
-                            e.write(&c.frame, self.timeline.slot_ms(c.slot));
-                        }
+                    Some(mut c) if k > c.slot => {
+                        c.write_once(e, &self.timeline);
                         Some(fresh)
                     }
                     // The current slot is still open: the newest frame is
@@ -737,10 +745,8 @@ impl Worker {
             Sink::Encoder(mut e) => {
                 // The last frame, and again where the video ends, so a
                 // page that stayed still keeps its duration.
-                if let Some(c) = self.current.take() {
-                    if !c.written {
-                        e.write(&c.frame, self.timeline.slot_ms(c.slot));
-                    }
+                if let Some(mut c) = self.current.take() {
+                    c.write_once(&mut e, &self.timeline);
                     let last = self.timeline.end_slot(end);
                     if last > c.slot {
                         e.write(&c.frame, self.timeline.slot_ms(last));
