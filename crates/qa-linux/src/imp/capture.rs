@@ -9,24 +9,17 @@
 //! pixmap (each captured top-level window is redirected, automatically,
 //! the first time it is captured uncovered), and without Composite no
 //! picture is taken.
-//!
-//! What changed: a [`Watch`] (the Damage extension, on the window's
-//! top-level, which covers every window inside it) tells the window video
-//! whether the window was drawn since its last capture, so a still window
-//! is not read again.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::composite::{ConnectionExt as _, Redirect};
-use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
 use x11rb::protocol::xproto::{
     AtomEnum, ConfigureWindowAux, ConnectionExt as _, GetGeometryReply, ImageFormat, InputFocus,
     MapState, StackMode, TranslateCoordinatesReply, Window, WindowClass,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
-use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
@@ -58,8 +51,6 @@ pub(crate) struct X11 {
     atoms: Atoms,
     /// The server has Composite 0.2+ (`NameWindowPixmap`).
     composite: bool,
-    /// The server has Damage 1.1+.
-    damage: bool,
     /// Held for the length of a server grab.
     grab: Mutex<()>,
     /// Top-level windows this connection tried to redirect, and whether
@@ -111,17 +102,11 @@ impl X11 {
             .ok()
             .and_then(|c| c.reply().ok())
             .is_some_and(|v| (v.major_version, v.minor_version) >= (0, 2));
-        let damage = conn
-            .damage_query_version(1, 1)
-            .ok()
-            .and_then(|c| c.reply().ok())
-            .is_some_and(|v| (v.major_version, v.minor_version) >= (1, 1));
         Ok(X11 {
             conn,
             root,
             atoms,
             composite,
-            damage,
             grab: Mutex::new(()),
             redirected: Mutex::new(HashMap::new()),
             covered_at: Mutex::new(HashMap::new()),
@@ -303,84 +288,6 @@ impl X11 {
             return Err(CaptureError::Covered);
         }
         self.read_own(w, top, &area)
-    }
-
-    /// Starts watching window `w` for drawing; `None` when the server has
-    /// no Damage extension or the window cannot be watched (then every
-    /// capture reads it).
-    pub(crate) fn watch(&self, w: Window) -> Option<Watch> {
-        if !self.damage {
-            return None;
-        }
-        let top = self.top_of(w).ok()?;
-        let id = self.conn.generate_id().ok()?;
-        self.conn
-            .damage_create(id, top, ReportLevel::NON_EMPTY)
-            .ok()?
-            .check()
-            .ok()?;
-        Some(Watch {
-            window: w,
-            top,
-            id,
-            dirty: true,
-            lost: false,
-        })
-    }
-
-    /// Whether the watched window was drawn since the last call that said
-    /// so (true the first time, and when its top-level changed, e.g. a
-    /// window manager framed it); its damage is reset then, so drawing
-    /// from now on is seen next time. Any doubt (an error on the
-    /// connection) answers true.
-    pub(crate) fn changed(&self, watch: &mut Watch) -> bool {
-        // The top-level first: a new watch's first report (the server
-        // reports a new watch's window drawn) is then read below.
-        match self.top_of(watch.window) {
-            Ok(top) if top == watch.top => {}
-            _ if watch.lost => {}
-            _ => {
-                let _ = self.conn.damage_destroy(watch.id);
-                match self.watch(watch.window) {
-                    Some(fresh) => *watch = fresh,
-                    None => watch.lost = true,
-                }
-                watch.dirty = true;
-            }
-        }
-        loop {
-            match self.conn.poll_for_event() {
-                Ok(Some(Event::DamageNotify(e))) if e.damage == watch.id => watch.dirty = true,
-                // Nothing else selects events on this connection.
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(_) => {
-                    watch.dirty = true;
-                    break;
-                }
-            }
-        }
-        if watch.lost {
-            return true;
-        }
-        if !watch.dirty {
-            return false;
-        }
-        watch.dirty = false;
-        let reset = self
-            .conn
-            .damage_subtract(watch.id, x11rb::NONE, x11rb::NONE)
-            .and_then(|_| self.conn.flush());
-        if reset.is_err() {
-            watch.dirty = true;
-        }
-        true
-    }
-
-    /// Stops watching (the window video moved to another window).
-    pub(crate) fn unwatch(&self, watch: Watch) {
-        let _ = self.conn.damage_destroy(watch.id);
-        let _ = self.conn.flush();
     }
 
     /// Whether the server can hand a window's own pixels (Composite 0.2+).
@@ -639,22 +546,6 @@ impl Drop for Grabbed<'_> {
         let _ = self.x.conn.ungrab_server();
         let _ = self.x.conn.flush();
     }
-}
-
-/// A window watched for drawing ([`X11::watch`]).
-#[derive(Debug)]
-pub(crate) struct Watch {
-    /// The window the video records.
-    pub window: Window,
-    /// Its top-level (the child of the root holding it), which the damage
-    /// is on: drawing in any window inside it is seen.
-    top: Window,
-    /// The Damage object.
-    id: u32,
-    /// Drawn since the last capture.
-    dirty: bool,
-    /// The damage could not follow the window (always "changed").
-    lost: bool,
 }
 
 /// The part of a window that a picture shows.

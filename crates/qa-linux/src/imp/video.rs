@@ -20,19 +20,13 @@
 //! tick is skipped (a lower effective rate), a capture never takes more
 //! than half the time (it waits as long as it worked when slow), and an
 //! unchanged window is not encoded again (the recorder holds the last frame).
-//! A window is read only when the X server reports drawing in it since
-//! the last read (the Damage extension; see [`X11::watch`]) or after
-//! [`READ_AT_LEAST`] without a read, so a still window (during an
-//! accessibility walk, say) costs the run nothing; without Damage every
-//! tick reads it. When the video stops, a window drawn since its last read
-//! is read once more, so the video ends as the last step left it.
 //!
 //! **Secrets, fail-closed.** Nothing can tell whether a window's pixels show
 //! a secret (the X server hands pixels, not text), so no frame is pushed
 //! while the run has secret values: the video is withheld whole, listed
 //! under `artifacts.withheld` with a note, rather than masked by guess.
 
-use super::capture::{CaptureError, RgbFrame, Watch, XWindow, X11};
+use super::capture::{CaptureError, RgbFrame, XWindow, X11};
 use super::procs;
 use qa_core::SessionContext;
 use qa_desktop::video::{start_recorder, Captured, WindowVideo, VIDEO_NAME};
@@ -44,9 +38,6 @@ use x11rb::protocol::xproto::Window;
 
 /// How often the application's window is looked for before one is found.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
-
-/// A watched window that reported no drawing is still read this often.
-const READ_AT_LEAST: Duration = Duration::from_secs(1);
 
 /// Failed captures in a row after which the window is looked for again.
 const LOST_AFTER: u32 = 8;
@@ -87,19 +78,10 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     let mut next_look = Instant::now();
     let mut failed_in_row = 0u32;
     let mut prev: Option<RgbFrame> = None;
-    let mut watch: Option<Watch> = None;
-    // When the window was last read (`None`: read at the next tick).
-    let mut read_at: Option<Instant> = None;
-    // Asked to stop: one last round reads the window if it was drawn since
-    // its last read, so the video ends as the last step left it.
-    let mut stopping = false;
     loop {
-        if stopping {
-            break;
-        }
         tokio::select! {
             biased;
-            _ = &mut stop => stopping = true,
+            _ = &mut stop => break,
             _ = tick.tick() => {}
         }
         if t.picked.has_changed().unwrap_or(false) {
@@ -135,35 +117,10 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
             bus_pid: t.bus_pid,
             launched_pid: t.launched_pid,
         };
-        let w = watch.take();
-        let due = !stopping && read_at.is_none_or(|at| at.elapsed() >= READ_AT_LEAST);
-        let Ok((w, grabbed)) = tokio::task::spawn_blocking(move || {
-            let mut w = follow(&x, w, id);
-            let drawn = w.as_mut().is_none_or(|w| x.changed(w));
-            if drawn || due || last.is_none() {
-                (w, Read::Grabbed(grab(&x, id, app, last)))
-            } else {
-                (w, Read::Still(last))
-            }
-        })
-        .await
-        else {
-            out.last_error = Some("the window capture task failed".into());
-            continue;
-        };
-        watch = w;
-        let grabbed = match grabbed {
-            Read::Still(last) => {
-                prev = last;
-                continue;
-            }
-            Read::Grabbed(g) => g,
-        };
-        // A failed read is tried again at the next tick.
-        read_at = grabbed.is_ok().then_some(started);
+        let grabbed = tokio::task::spawn_blocking(move || grab(&x, id, app, last)).await;
         let cost = started.elapsed();
         match grabbed {
-            Ok((frame, png)) => {
+            Ok(Ok((frame, png))) => {
                 failed_in_row = 0;
                 if let Some(png) = png {
                     if out.recorder.is_none() {
@@ -176,11 +133,11 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                 }
                 prev = Some(frame);
             }
-            Err(Skip::Covered) => {
+            Ok(Err(Skip::Covered)) => {
                 covered += 1;
                 out.last_error = Some(Skip::COVERED.into());
             }
-            Err(Skip::Failed(e)) => {
+            Ok(Err(Skip::Failed(e))) => {
                 out.last_error = Some(e);
                 failed_in_row += 1;
                 if failed_in_row >= LOST_AFTER {
@@ -188,8 +145,11 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                     failed_in_row = 0;
                 }
             }
+            Err(e) => {
+                out.last_error = Some(e.to_string());
+            }
         }
-        if let Some(rest) = rest_after(cost, period).filter(|_| !stopping) {
+        if let Some(rest) = rest_after(cost, period) {
             tokio::select! {
                 biased;
                 _ = &mut stop => break,
@@ -208,28 +168,6 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
         ));
     }
     out
-}
-
-/// What one tick did with the window.
-enum Read {
-    /// It reported no drawing since its last read: the last frame stands.
-    Still(Option<RgbFrame>),
-    /// It was read.
-    Grabbed(Result<(RgbFrame, Option<Vec<u8>>), Skip>),
-}
-
-/// The watch on window `id`: `w` when it is on `id`, else a new one (the
-/// old one ended). `None` without Damage.
-fn follow(x: &X11, w: Option<Watch>, id: Window) -> Option<Watch> {
-    match w {
-        Some(w) if w.window == id => Some(w),
-        other => {
-            if let Some(old) = other {
-                x.unwatch(old);
-            }
-            x.watch(id)
-        }
-    }
 }
 
 /// Captures window `id`; the PNG is `None` when the pixels equal `last`'s
