@@ -30,11 +30,20 @@ pub(crate) struct Recorders {
     hold: Duration,
     live: Mutex<HashMap<String, Live>>,
     popups: Mutex<usize>,
+    /// The first page's recording, started with the session (before the
+    /// browser, see [`Recorders::new`]) and handed to that page when it
+    /// attaches.
+    first: Mutex<Option<VideoRecorder>>,
 }
 
 impl Recorders {
     /// Recordings of `width`×`height` pages in `mode` (not `off`), each
     /// step's result held for `hold`.
+    ///
+    /// The first page's recording, and so its encoder, starts now: the
+    /// encoder loads (tens of milliseconds of CPU) while the browser
+    /// starts, which leaves cores idle, rather than while the first page
+    /// loads, which does not.
     pub(crate) fn new(
         evidence: Arc<Evidence>,
         processes: Arc<ProcessOwner>,
@@ -44,7 +53,7 @@ impl Recorders {
         hold: Duration,
     ) -> Recorders {
         let masked = !evidence.secrets().is_empty();
-        Recorders {
+        let r = Recorders {
             evidence,
             processes,
             mode,
@@ -55,33 +64,15 @@ impl Recorders {
             hold,
             live: Mutex::new(HashMap::new()),
             popups: Mutex::new(0),
-        }
-    }
-
-    /// The page size (the video's frame size).
-    pub(crate) fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
-    /// Every recording, taken out (the session is closing).
-    pub(crate) fn take_all(&self) -> Vec<(String, Live)> {
-        self.live.lock().expect("live lock").drain().collect()
-    }
-
-    /// Whether frames are masked captures (the run has secrets).
-    pub(crate) fn masked(&self) -> bool {
-        self.masked
-    }
-
-    /// Starts the recording of `session`'s page (`main`: the first page).
-    pub(crate) fn start(&self, session: &str, main: bool) {
-        let name = if main {
-            "page".to_string()
-        } else {
-            let mut n = self.popups.lock().expect("popups lock");
-            *n += 1;
-            format!("popup-{n}")
+            first: Mutex::new(None),
         };
+        *r.first.lock().expect("first lock") = Some(r.recorder("page".into(), true));
+        r
+    }
+
+    /// A new recording named `name`; `main`: the first page's (see
+    /// [`VideoSpec::wait_for_begin`]).
+    fn recorder(&self, name: String, main: bool) -> VideoRecorder {
         let spec = VideoSpec {
             name,
             format: FrameFormat::Jpeg,
@@ -94,7 +85,44 @@ impl Recorders {
             // the loaded page); a popup's when it opens.
             wait_for_begin: main,
         };
-        let recorder = VideoRecorder::start(self.evidence.clone(), &self.processes, spec);
+        VideoRecorder::start(self.evidence.clone(), &self.processes, spec)
+    }
+
+    /// The page size (the video's frame size).
+    pub(crate) fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Every recording, taken out (the session is closing).
+    pub(crate) fn take_all(&self) -> Vec<(String, Live)> {
+        // A first recording no page took has nothing to show: dropping it
+        // closes its encoder.
+        drop(self.first.lock().expect("first lock").take());
+        self.live.lock().expect("live lock").drain().collect()
+    }
+
+    /// Whether frames are masked captures (the run has secrets).
+    pub(crate) fn masked(&self) -> bool {
+        self.masked
+    }
+
+    /// Starts the recording of `session`'s page (`main`: the first page).
+    pub(crate) fn start(&self, session: &str, main: bool) {
+        let first = main
+            .then(|| self.first.lock().expect("first lock").take())
+            .flatten();
+        let recorder = match first {
+            Some(r) => r,
+            None if main => self.recorder("page".into(), true),
+            None => {
+                let n = {
+                    let mut n = self.popups.lock().expect("popups lock");
+                    *n += 1;
+                    *n
+                };
+                self.recorder(format!("popup-{n}"), false)
+            }
+        };
         self.live.lock().expect("live lock").insert(
             session.to_string(),
             Live {

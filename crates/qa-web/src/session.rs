@@ -167,6 +167,17 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         }
         args
     };
+    // The recordings start before the browser (see `Recorders::new`).
+    let recorders = ctx.recording.video.records().then(|| {
+        Arc::new(Recorders::new(
+            ctx.evidence.clone(),
+            ctx.processes.clone(),
+            ctx.recording.video,
+            ctx.recording.bounds,
+            (env.width, env.height),
+            std::time::Duration::from_millis(env.video_hold_ms),
+        ))
+    });
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
     let exe = exe.as_path();
     let first = launch::launch(
@@ -210,15 +221,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     for n in sandbox_notes {
         sh.note(n);
     }
-    if ctx.recording.video.records() {
-        let _ = sh.video.set(Arc::new(Recorders::new(
-            ctx.evidence.clone(),
-            ctx.processes.clone(),
-            ctx.recording.video,
-            ctx.recording.bounds,
-            (env.width, env.height),
-            std::time::Duration::from_millis(env.video_hold_ms),
-        )));
+    if let Some(r) = recorders {
+        let _ = sh.video.set(r);
     }
     spawn_pump(sh.clone(), rx);
     let attach_failed =

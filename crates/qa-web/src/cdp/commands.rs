@@ -622,11 +622,6 @@ pub(crate) struct ScreencastFrameAck {
 }
 command!(ScreencastFrameAck = "Page.screencastFrameAck" -> Empty);
 
-no_params! {
-    /// `Page.stopScreencast`.
-    StopScreencast = "Page.stopScreencast";
-}
-
 impl CaptureScreenshot {
     /// A JPEG of the viewport (video frames).
     pub fn jpeg() -> CaptureScreenshot {

@@ -16,7 +16,6 @@ pub(crate) mod trace;
 
 use crate::cdp::commands::{
     AddScriptToEvaluateOnNewDocument, CaptureScreenshot, ScreencastFrameAck, StartScreencast,
-    StopScreencast,
 };
 use crate::cdp::events::ScreencastFrame;
 use crate::cdp::CdpEvent;
@@ -97,9 +96,10 @@ pub(crate) fn detached(sh: &Shared, session: &str) {
 /// them.
 pub(crate) struct Stopped(Vec<(String, crate::recorders::Live)>);
 
-/// Takes each live page's last frame and stops every screencast (before
-/// the browser closes); [`finish`] then waits for the videos, which needs
-/// no browser.
+/// Takes each live page's last frame (before the browser closes) and
+/// every recording out of the session: frames that still come go nowhere,
+/// so the screencasts are left to end with the browser, a round trip
+/// sooner. [`finish`] then waits for the videos, which needs no browser.
 pub(crate) async fn stop_all(sh: &Arc<Shared>) -> Stopped {
     let Some(rec) = sh.video.get() else {
         return Stopped(Vec::new());
@@ -125,14 +125,6 @@ pub(crate) async fn stop_all(sh: &Arc<Shared>) -> Stopped {
                         l.recorder.push(jpeg, Instant::now());
                     }
                 }
-                let _ = sh
-                    .cdp
-                    .call_typed_with_timeout(
-                        Some(s.as_str()),
-                        &StopScreencast {},
-                        std::time::Duration::from_millis(500),
-                    )
-                    .await;
             }
         }
     }
