@@ -46,9 +46,14 @@ pub(crate) async fn install(sh: &Arc<Shared>, session: &str, main: bool) {
         run_immediately: true,
         world_name: Some(WORLD),
     };
-    let _ = cdp.call_typed(s, &script).await;
+    // The recording first, so the screencast's first frame has somewhere
+    // to go; the two commands are independent and both answered before
+    // the page runs.
     rec.start(session, main);
-    if !rec.masked() {
+    let cast = async {
+        if rec.masked() {
+            return;
+        }
         let cast = StartScreencast {
             format: "jpeg",
             quality: QUALITY,
@@ -62,7 +67,8 @@ pub(crate) async fn install(sh: &Arc<Shared>, session: &str, main: bool) {
                 format!("video: the page's screencast could not start ({e})"),
             ));
         }
-    }
+    };
+    let _ = tokio::join!(cdp.call_typed(s, &script), cast);
 }
 
 /// `Page.screencastFrame`: keep the frame, acknowledge it.
