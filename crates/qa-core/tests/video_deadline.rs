@@ -11,7 +11,7 @@
 
 use qa_core::process::{ProcessOwner, DEFAULT_GRACE};
 use qa_core::recording::{RecordMode, VideoBounds};
-use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::video::{FrameFormat, FrameSize, VideoRecorder, VideoSpec};
 use qa_core::{Deadline, Evidence, Secrets};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,6 +34,18 @@ struct Setup {
 }
 
 fn setup(encoder: &str, format: FrameFormat) -> Setup {
+    setup_sized(
+        encoder,
+        format,
+        FrameSize::Known {
+            width: 64,
+            height: 64,
+        },
+    )
+}
+
+/// [`setup`] with frames of `size`.
+fn setup_sized(encoder: &str, format: FrameFormat, size: FrameSize) -> Setup {
     use std::os::unix::fs::PermissionsExt;
     let d = tempfile::tempdir().unwrap();
     let bin = d.path().join("encoder");
@@ -45,8 +57,7 @@ fn setup(encoder: &str, format: FrameFormat) -> Setup {
     let spec = VideoSpec {
         name: "page".into(),
         format,
-        width: 64,
-        height: 64,
+        size,
         bounds: VideoBounds::default(),
         mode: RecordMode::On,
         step: None,
@@ -192,6 +203,60 @@ async fn a_frame_placed_in_a_slot_already_encoded_is_shown_next() {
         second.len() >= 12 + 1000 && second[12..12 + 1000] == [2u8; 1000][..],
         "the later frame is in the video: {} bytes after the first",
         second.len()
+    );
+    assert_nothing_left(&owner).await;
+}
+
+/// A stand-in for ffmpeg that writes all it reads to its output file.
+const CAT_ENCODER: &str = r#"#!/bin/sh
+for last; do :; done
+exec cat > "$last"
+"#;
+
+/// The start of a PNG of `w`×`h` (what the recorder reads of it), padded
+/// to `len` bytes with `fill`.
+fn png_of(w: u32, h: u32, fill: u8, len: usize) -> Vec<u8> {
+    let mut p = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    p.extend_from_slice(&w.to_be_bytes());
+    p.extend_from_slice(&h.to_be_bytes());
+    p.resize(len, fill);
+    p
+}
+
+/// A video whose encoder started before its size was known takes the size
+/// from its first frame (the stream's header is written with it) and
+/// leaves out, with a note, a frame of another size, which the encoder
+/// could not take.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_video_sized_by_its_first_frame_keeps_that_size() {
+    let Setup {
+        _dir, owner, rec, ..
+    } = setup_sized(CAT_ENCODER, FrameFormat::Png, FrameSize::First);
+    let t0 = Instant::now();
+    let slot = |k: u64| t0 + Duration::from_millis(100 * k);
+    rec.push(png_of(40, 30, 1, 100), slot(0));
+    rec.push(png_of(40, 30, 2, 100), slot(1));
+    rec.push(png_of(50, 30, 3, 100), slot(2));
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
+    let ivf = std::fs::read(&out.artifacts[0].path).unwrap();
+    assert_eq!(&ivf[0..4], b"DKIF");
+    assert_eq!(&ivf[12..16], &[40, 0, 30, 0], "the first frame's size");
+    // Its frames: the first two, never the third.
+    let mut fills = Vec::new();
+    let mut at = 32;
+    while at + 12 <= ivf.len() {
+        let len = u32::from_le_bytes(ivf[at..at + 4].try_into().unwrap()) as usize;
+        fills.push(ivf[at + 12 + len - 1]);
+        at += 12 + len;
+    }
+    assert_eq!(fills, [1, 2], "frames in the stream");
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("1 frame(s) did not have the first frame's size")),
+        "{:?}",
+        out.notes
     );
     assert_nothing_left(&owner).await;
 }

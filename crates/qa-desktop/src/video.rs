@@ -5,7 +5,8 @@
 //! PNG frames to qa-core's [`VideoRecorder`] — that `close` stops and
 //! finishes before the application's processes end.
 
-use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::recording::VideoBounds;
+use qa_core::video::{FrameFormat, FrameSize, VideoRecorder, VideoSpec};
 use qa_core::{Deadline, Note, NoteKind, SessionContext};
 use std::future::Future;
 use tokio::sync::oneshot;
@@ -19,6 +20,9 @@ pub struct Captured {
     /// The recorder, started at the first frame (`None`: no frame was
     /// captured).
     pub recorder: Option<VideoRecorder>,
+    /// A recorder started before the first frame ([`FrameSize::First`])
+    /// that never got one: finished (its encoder ended) and left out.
+    pub unused: Option<VideoRecorder>,
     /// Why the last capture failed, if one did.
     pub last_error: Option<String>,
     /// A secret value was registered during the run: frames stopped.
@@ -121,6 +125,10 @@ impl WindowVideo {
                 ))];
             }
         };
+        if let Some(rec) = captured.unused {
+            // Its encoder got no frame: ended now, nothing to publish.
+            let _ = rec.finish(deadline).await;
+        }
         let mut notes: Vec<Note> = captured.notes.into_iter().map(note).collect();
         if captured.secret_seen {
             notes.push(note(format!(
@@ -141,18 +149,15 @@ impl WindowVideo {
     }
 }
 
-/// Starts the recorder at the first frame's size (the window's pixel size,
-/// as its screenshots have it); `None` if the starting task failed.
-pub async fn start_recorder(
-    ctx: &SessionContext,
-    width: u32,
-    height: u32,
-) -> Option<VideoRecorder> {
+/// Starts the window's recorder: at `size` (the first frame's, the
+/// window's pixel size as its screenshots have it), or before the window
+/// is shown with [`FrameSize::First`] (frames are then put at
+/// [`video_size`] by [`fit`]). `None` if the starting task failed.
+pub async fn start_recorder(ctx: &SessionContext, size: FrameSize) -> Option<VideoRecorder> {
     let spec = VideoSpec {
         name: VIDEO_NAME.into(),
         format: FrameFormat::Png,
-        width,
-        height,
+        size,
         bounds: ctx.recording.bounds,
         mode: ctx.recording.video,
         step: None,
@@ -163,6 +168,67 @@ pub async fn start_recorder(
     tokio::task::spawn_blocking(move || VideoRecorder::start(evidence, &processes, spec))
         .await
         .ok()
+}
+
+/// The recorder of a window video that [`WindowVideo::start`] will
+/// record (video on, no secret value), started before the application
+/// and its window are, at the first frame's size ([`FrameSize::First`]):
+/// its encoder then loads while the application starts, not in the steps
+/// after the window is first shown. `None` when there will be no video.
+pub async fn start_early(ctx: &SessionContext) -> Option<VideoRecorder> {
+    if !ctx.recording.video.records() || !ctx.secrets.is_empty() {
+        return None;
+    }
+    start_recorder(ctx, FrameSize::First).await
+}
+
+/// The size a window video started with [`FrameSize::First`] has, for a
+/// first frame of `width`×`height`: that size, or, past the video's width
+/// bound, that size scaled down to it (keeping the aspect ratio) in even
+/// numbers.
+pub fn video_size(width: u32, height: u32, bounds: &VideoBounds) -> (u32, u32) {
+    if width <= bounds.max_width {
+        // The encoder pads an odd size itself.
+        (width.max(1), height.max(1))
+    } else {
+        qa_core::video::ffmpeg::output_size(width, height, bounds.max_width)
+    }
+}
+
+/// `pixels` (`channels` bytes per pixel, rows top to bottom) of a
+/// `from`-sized picture put in a black picture of size `to`: scaled to fit
+/// it whole (keeping the aspect ratio; nearest pixel) and placed at the
+/// top left, as the encoder would fit a picture of another size. The
+/// pictures of a window that was resized after the video began, or wider
+/// than the video's bound, or of an odd size.
+pub fn fit(pixels: &[u8], channels: usize, from: (u32, u32), to: (u32, u32)) -> Vec<u8> {
+    let (fw, fh) = (from.0 as u64, from.1 as u64);
+    let (tw, th) = (to.0 as u64, to.1 as u64);
+    let mut out = vec![0u8; (tw * th) as usize * channels];
+    if fw == 0 || fh == 0 || tw == 0 || th == 0 {
+        return out;
+    }
+    // Scaled size: as large as fits, the aspect ratio kept (the smaller
+    // of the two ratios, in integers).
+    let (sw, sh) = if tw * fh <= th * fw {
+        (tw, (fh * tw / fw).clamp(1, th))
+    } else {
+        ((fw * th / fh).clamp(1, tw), th)
+    };
+    let row = fw as usize * channels;
+    for y in 0..sh {
+        let sy = (y * fh / sh) as usize;
+        let src = &pixels.get(sy * row..(sy + 1) * row).unwrap_or(&[]);
+        let dst = (y * tw) as usize * channels;
+        for x in 0..sw {
+            let sx = (x * fw / sw) as usize * channels;
+            let d = dst + x as usize * channels;
+            if let (Some(s), Some(o)) = (src.get(sx..sx + channels), out.get_mut(d..d + channels)) {
+                o.copy_from_slice(s);
+            }
+        }
+    }
+    out
 }
 
 /// One capture of the application's window.
@@ -220,7 +286,8 @@ where
             })) => {
                 if let Some(png) = png {
                     if out.recorder.is_none() {
-                        out.recorder = start_recorder(&ctx, width, height).await;
+                        out.recorder =
+                            start_recorder(&ctx, FrameSize::Known { width, height }).await;
                     }
                     match &out.recorder {
                         Some(r) => r.push(png, started),
@@ -242,4 +309,50 @@ where
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One-byte "pixels" numbered in reading order.
+    fn picture(w: u32, h: u32) -> Vec<u8> {
+        (1..=(w * h) as u8).collect()
+    }
+
+    #[test]
+    fn a_picture_of_the_video_size_is_unchanged() {
+        assert_eq!(fit(&picture(3, 2), 1, (3, 2), (3, 2)), picture(3, 2));
+    }
+
+    #[test]
+    fn a_larger_picture_is_scaled_down_to_fit() {
+        // 4×2 into 2×1: every second pixel of the first row.
+        assert_eq!(fit(&picture(4, 2), 1, (4, 2), (2, 1)), [1, 3]);
+    }
+
+    #[test]
+    fn a_narrower_picture_keeps_its_aspect_and_is_padded_right() {
+        // 2×2 into 4×2: the picture on the left, black on the right.
+        assert_eq!(
+            fit(&picture(2, 2), 1, (2, 2), (4, 2)),
+            [1, 2, 0, 0, 3, 4, 0, 0]
+        );
+    }
+
+    #[test]
+    fn a_smaller_picture_is_scaled_up_and_channels_stay_together() {
+        let rgb = [10, 20, 30];
+        assert_eq!(fit(&rgb, 3, (1, 1), (2, 2)), rgb.repeat(4));
+    }
+
+    #[test]
+    fn the_video_size_is_the_first_frames_within_the_width_bound() {
+        let b = VideoBounds {
+            max_width: 1280,
+            ..Default::default()
+        };
+        assert_eq!(video_size(801, 599, &b), (801, 599));
+        assert_eq!(video_size(2560, 1441, &b), (1280, 720));
+    }
 }

@@ -3,7 +3,7 @@
 
 use qa_core::process::ProcessOwner;
 use qa_core::recording::{RecordMode, VideoBounds};
-use qa_core::video::{FrameFormat, VideoRecorder, VideoSpec};
+use qa_core::video::{FrameFormat, FrameSize, VideoRecorder, VideoSpec};
 use qa_core::Evidence;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -76,8 +76,10 @@ impl Recorders {
         let spec = VideoSpec {
             name,
             format: FrameFormat::Jpeg,
-            width: self.width,
-            height: self.height,
+            size: FrameSize::Known {
+                width: self.width,
+                height: self.height,
+            },
             bounds: self.bounds,
             mode: self.mode,
             step: None,

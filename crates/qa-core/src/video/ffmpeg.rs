@@ -43,17 +43,25 @@ pub fn output_size(width: u32, height: u32, max_width: u32) -> (u32, u32) {
 /// encodes anything, which for a short run is every frame, so all the
 /// encoding happened after the run's last step (measured: 150–250 ms at
 /// close for a one-click flow, 25–40 ms without the probe).
+///
+/// Without a `size` (see [`super::FrameSize::First`]) every frame is
+/// taken at the first frame's size, padded to even numbers: the command
+/// line then depends on nothing the frames tell, so the encoder can start
+/// (and load, about 70 ms of CPU for ffmpeg's libraries) before the first
+/// frame exists.
 pub fn args(
     format: FrameFormat,
-    size: (u32, u32),
+    size: Option<(u32, u32)>,
     bounds: &VideoBounds,
     out: &Path,
 ) -> Vec<OsString> {
     let _ = format; // named by each stream's FourCC
-    let (w, h) = size;
-    let filter = format!(
-        "scale=w={w}:h={h}:force_original_aspect_ratio=decrease,pad={w}:{h}:0:0:color=black,format=yuv420p"
-    );
+    let filter = match size {
+        Some((w, h)) => format!(
+            "scale=w={w}:h={h}:force_original_aspect_ratio=decrease,pad={w}:{h}:0:0:color=black,format=yuv420p"
+        ),
+        None => "pad=ceil(iw/2)*2:ceil(ih/2)*2:0:0:color=black,format=yuv420p".to_string(),
+    };
     let gop = (bounds.fps * 2).to_string();
     let max = bounds.max_bytes.to_string();
     let mut a: Vec<OsString> = [
@@ -106,6 +114,18 @@ pub fn args(
     a
 }
 
+/// The width and height a PNG's header gives, if `png` starts like one.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.get(..8)? != SIGNATURE || png.get(12..16)? != b"IHDR" {
+        return None;
+    }
+    let be = |r: std::ops::Range<usize>| -> Option<u32> {
+        Some(u32::from_be_bytes(png.get(r)?.try_into().ok()?))
+    };
+    Some((be(16..20)?, be(20..24)?))
+}
+
 /// The IVF stream header: version 0, 32 bytes, the frames' FourCC, their
 /// size, and a millisecond time base.
 pub fn ivf_header(format: FrameFormat, width: u32, height: u32) -> [u8; 32] {
@@ -153,6 +173,32 @@ mod tests {
     }
 
     #[test]
+    fn a_png_header_gives_the_size() {
+        // Signature, then the IHDR chunk: length, type, width, height, …
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend_from_slice(&801u32.to_be_bytes());
+        png.extend_from_slice(&3u32.to_be_bytes());
+        png.extend_from_slice(&[8, 2, 0, 0, 0]);
+        assert_eq!(png_size(&png), Some((801, 3)));
+        assert_eq!(png_size(&png[..20]), None);
+        assert_eq!(png_size(b"\xff\xd8\xff\xe0 a JPEG, not a PNG"), None);
+    }
+
+    #[test]
+    fn without_a_size_the_command_line_needs_none() {
+        let a = args(
+            FrameFormat::Png,
+            None,
+            &VideoBounds::default(),
+            Path::new("/x/v.webm"),
+        );
+        let s: Vec<String> = a.iter().map(|x| x.to_string_lossy().into_owned()).collect();
+        let vf = &s[s.iter().position(|x| x == "-vf").unwrap() + 1];
+        assert!(!vf.contains("scale"), "{vf}");
+        assert!(vf.starts_with("pad=ceil(iw/2)*2:ceil(ih/2)*2"), "{vf}");
+    }
+
+    #[test]
     fn sizes_are_even_and_bounded() {
         assert_eq!(output_size(800, 600, 1280), (800, 600));
         assert_eq!(output_size(801, 599, 1280), (802, 600));
@@ -166,7 +212,12 @@ mod tests {
             max_bytes: 1234,
             ..Default::default()
         };
-        let a = args(FrameFormat::Jpeg, (800, 600), &b, Path::new("/x/v.webm"));
+        let a = args(
+            FrameFormat::Jpeg,
+            Some((800, 600)),
+            &b,
+            Path::new("/x/v.webm"),
+        );
         let s: Vec<String> = a.iter().map(|x| x.to_string_lossy().into_owned()).collect();
         assert!(s.contains(&"-n".to_string()));
         let fs = s.iter().position(|x| x == "-fs").unwrap();

@@ -71,6 +71,28 @@ impl FrameFormat {
     }
 }
 
+/// The size of a video's frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameSize {
+    /// Known when the recording starts (a page's viewport). Frames of
+    /// another size are scaled to fit it and padded.
+    Known {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+    },
+    /// The first frame's (a window that is not shown yet). The encoder
+    /// starts with the recording, before the size is known, so loading it
+    /// does not fall on the steps that follow the first frame; it learns
+    /// the size from the first frame. PNG frames only, each of the first
+    /// frame's size, which must be within
+    /// [`VideoBounds::max_width`](crate::recording::VideoBounds) (see
+    /// [`ffmpeg::output_size`]): a frame of another size is left out and
+    /// counted in a note.
+    First,
+}
+
 /// What one video is.
 #[derive(Debug, Clone)]
 pub struct VideoSpec {
@@ -78,10 +100,8 @@ pub struct VideoSpec {
     pub name: String,
     /// Format of the pushed frames.
     pub format: FrameFormat,
-    /// Frame width in pixels (the viewport, the window).
-    pub width: u32,
-    /// Frame height in pixels.
-    pub height: u32,
+    /// The frames' size, or that the first frame gives it.
+    pub size: FrameSize,
     /// Bounds.
     pub bounds: VideoBounds,
     /// `on` or `retain-on-failure` (`off` records nothing: start no recorder).
@@ -381,6 +401,13 @@ struct Encoder {
     stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
     broken: Option<String>,
     stop: Arc<Stop>,
+    /// [`FrameSize::First`]: the stream's header is written with the first
+    /// frame.
+    pending: Option<FrameFormat>,
+    /// [`FrameSize::First`]: the first frame's size, which every frame has.
+    size: Option<(u32, u32)>,
+    /// Frames left out for having another size (or none that could be read).
+    other_size: u64,
 }
 
 impl Encoder {
@@ -399,7 +426,12 @@ impl Encoder {
         if out.exists() {
             return Err(format!("{} exists", out.display()));
         }
-        let size = ffmpeg::output_size(spec.width, spec.height, spec.bounds.max_width);
+        let size = match spec.size {
+            FrameSize::Known { width, height } => {
+                Some(ffmpeg::output_size(width, height, spec.bounds.max_width))
+            }
+            FrameSize::First => None,
+        };
         let mut cmd = Command::new(bin);
         cmd.args(ffmpeg::args(spec.format, size, &spec.bounds, &out))
             .stdin(Stdio::piped())
@@ -411,11 +443,19 @@ impl Encoder {
         let mut child = cmd.spawn().map_err(|e| e.to_string())?;
         processes.register(child.id(), "ffmpeg");
         let mut stdin = child.stdin.take();
-        let header = ffmpeg::ivf_header(spec.format, spec.width, spec.height);
-        let broken = stdin
-            .as_mut()
-            .and_then(|s| s.write_all(&header).err())
-            .map(|e| e.to_string());
+        // With the size to come, the stream's header waits for the first
+        // frame (ffmpeg, loaded, waits for it).
+        let (broken, pending) = match spec.size {
+            FrameSize::Known { width, height } => {
+                let header = ffmpeg::ivf_header(spec.format, width, height);
+                let broken = stdin
+                    .as_mut()
+                    .and_then(|s| s.write_all(&header).err())
+                    .map(|e| e.to_string());
+                (broken, None)
+            }
+            FrameSize::First => (None, Some(spec.format)),
+        };
         let stderr = child.stderr.take().map(|mut s| {
             std::thread::spawn(move || {
                 let mut tail = Vec::new();
@@ -439,6 +479,9 @@ impl Encoder {
             stderr,
             broken,
             stop,
+            pending,
+            size: None,
+            other_size: 0,
         })
     }
 
@@ -448,15 +491,38 @@ impl Encoder {
         if self.broken.is_some() || self.stop.asked() {
             return;
         }
+        if self.pending.is_none() && !self.fits(frame) {
+            self.other_size += 1;
+            return;
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return;
         };
+        if let Some(format) = self.pending {
+            // The first frame of a video sized by it ([`FrameSize::First`]).
+            let Some((w, h)) = ffmpeg::png_size(frame) else {
+                self.other_size += 1;
+                return;
+            };
+            if let Err(e) = stdin.write_all(&ffmpeg::ivf_header(format, w, h)) {
+                self.broken = Some(e.to_string());
+                return;
+            }
+            self.pending = None;
+            self.size = Some((w, h));
+        }
         let r = stdin
             .write_all(&ffmpeg::ivf_frame_header(frame.len(), ms))
             .and_then(|()| stdin.write_all(frame));
         if let Err(e) = r {
             self.broken = Some(e.to_string());
         }
+    }
+
+    /// Whether `frame` can go to this encoder: any frame, unless its
+    /// size was set by the first frame ([`FrameSize::First`]).
+    fn fits(&self, frame: &[u8]) -> bool {
+        self.size.is_none() || ffmpeg::png_size(frame) == self.size
     }
 
     /// Closes the input and waits for the encoder to write its file (one
@@ -748,9 +814,15 @@ impl Worker {
                 if let Some(mut c) = self.current.take() {
                     c.write_once(&mut e, &self.timeline);
                     let last = self.timeline.end_slot(end);
-                    if last > c.slot {
+                    if last > c.slot && e.fits(&c.frame) {
                         e.write(&c.frame, self.timeline.slot_ms(last));
                     }
+                }
+                if e.other_size > 0 {
+                    self.notes.push(format!(
+                        "video {}: {} frame(s) did not have the first frame's size and were left out",
+                        self.spec.name, e.other_size
+                    ));
                 }
                 if started_ms.is_none() {
                     let _ = e.close(deadline);
@@ -797,11 +869,19 @@ impl Worker {
                         out.artifacts.push(a);
                     }
                 }
+                let (width, height) = match self.spec.size {
+                    FrameSize::Known { width, height } => (width, height),
+                    FrameSize::First => kept
+                        .first()
+                        .and_then(|(p, _)| std::fs::read(p).ok())
+                        .and_then(|png| ffmpeg::png_size(&png))
+                        .unwrap_or((0, 0)),
+                };
                 let doc = serde_json::json!({
                     "name": self.spec.name,
                     "format": self.spec.format.ext(),
-                    "width": self.spec.width,
-                    "height": self.spec.height,
+                    "width": width,
+                    "height": height,
                     "startedMs": started_ms,
                     "holds": self.holds,
                     "frames": index,

@@ -106,6 +106,8 @@ pub(crate) async fn probe(
 /// Everything opened so far (for cleanup when `open` fails half-way).
 struct Opening {
     env: Option<DesktopEnv>,
+    /// The window video's recorder, started before the application.
+    video: Option<qa_core::video::VideoRecorder>,
 }
 
 /// Opens a session; on failure ends whatever was started.
@@ -113,10 +115,18 @@ pub(crate) async fn open(
     flow: &Flow,
     ctx: SessionContext,
 ) -> Result<Box<dyn SurfaceSession>, DriverError> {
-    let mut opening = Opening { env: None };
+    let mut opening = Opening {
+        env: None,
+        video: None,
+    };
     match open_inner(flow, &ctx, &mut opening).await {
         Ok(s) => Ok(s),
         Err(e) => {
+            if let Some(r) = opening.video.take() {
+                // Its encoder got no frame: it ends by itself now, before
+                // anything is signalled.
+                let _ = r.finish(Deadline::after_ms(2000)).await;
+            }
             let _ = ctx
                 .processes
                 .end_all(DEFAULT_GRACE, Deadline::after_ms(5000))
@@ -208,6 +218,9 @@ async fn open_inner(
         cmd.envs(&spec.env);
         let (stdout, stderr) = app_logs::sinks(ctx);
         cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+        // The window video's encoder starts with the application (see
+        // `qa_desktop::video::start_early`).
+        opening.video = qa_desktop::video::start_early(ctx).await;
         let child = ctx.processes.spawn(cmd, "app").map_err(|e| {
             DriverError::new(
                 DesktopCode::LaunchFailed,
@@ -247,6 +260,7 @@ async fn open_inner(
             launched_pid,
             title: app.window_title.clone(),
             picked: app.picked.subscribe(),
+            early: opening.video.take(),
         },
     );
     Ok(Box::new(DesktopSession::new(

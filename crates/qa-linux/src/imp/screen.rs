@@ -212,6 +212,7 @@ impl WindowScreen for Screen {
                 launched_pid: Some(root),
                 title: None,
                 picked,
+                early: None,
             },
         )))
     }

@@ -16,6 +16,12 @@
 //! Composite), and where it cannot, the frame is left out and a note says
 //! how many were ([`X11::capture_window`]).
 //!
+//! The encoder starts before the first frame (with the application when
+//! the session launches it: [`qa_desktop::video::start_early`]), so its
+//! loading does not fall on the steps after the window is first shown; it
+//! learns the video's size from the first frame ([`FrameSize::First`]).
+//! Every later frame is put at that size ([`qa_desktop::video::fit`]).
+//!
 //! Cost: the capture and PNG encoding run on the blocking pool; a missed
 //! tick is skipped (a lower effective rate), a capture never takes more
 //! than half the time (it waits as long as it worked when slow), and an
@@ -26,10 +32,12 @@
 //! while the run has secret values: the video is withheld whole, listed
 //! under `artifacts.withheld` with a note, rather than masked by guess.
 
-use super::capture::{CaptureError, RgbFrame, XWindow, X11};
+use super::capture::{encode_png, CaptureError, RgbFrame, XWindow, X11};
 use super::procs;
+use qa_core::recording::VideoBounds;
+use qa_core::video::{FrameSize, VideoRecorder};
 use qa_core::SessionContext;
-use qa_desktop::video::{start_recorder, Captured, WindowVideo, VIDEO_NAME};
+use qa_desktop::video::{fit, start_recorder, video_size, Captured, WindowVideo, VIDEO_NAME};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
@@ -54,6 +62,10 @@ pub(crate) struct Target {
     pub title: Option<String>,
     /// The window the session picked last ([`super::app::App::x_window`]).
     pub picked: watch::Receiver<Option<Window>>,
+    /// The recorder, when it was started before the application
+    /// ([`qa_desktop::video::start_early`]); otherwise the capture starts
+    /// one as it begins.
+    pub early: Option<VideoRecorder>,
 }
 
 /// Starts the window video of the application `target` names
@@ -78,6 +90,17 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     let mut next_look = Instant::now();
     let mut failed_in_row = 0u32;
     let mut prev: Option<RgbFrame> = None;
+    // The encoder starts before the window is shown (with the application
+    // when the session launched it): loading it (about 70 ms of CPU) falls
+    // on the application's start rather than on the steps that follow the
+    // window's first picture. Frames are put at the first one's size
+    // (`size`).
+    let mut early = match t.early.take() {
+        Some(r) => Some(r),
+        None => start_recorder(&ctx, FrameSize::First).await,
+    };
+    let mut size: Option<(u32, u32)> = None;
+    let bounds = ctx.recording.bounds;
     loop {
         tokio::select! {
             biased;
@@ -117,14 +140,22 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
             bus_pid: t.bus_pid,
             launched_pid: t.launched_pid,
         };
-        let grabbed = tokio::task::spawn_blocking(move || grab(&x, id, app, last)).await;
+        let grabbed =
+            tokio::task::spawn_blocking(move || grab(&x, id, app, last, size, bounds)).await;
         let cost = started.elapsed();
         match grabbed {
             Ok(Ok((frame, png))) => {
                 failed_in_row = 0;
-                if let Some(png) = png {
+                if let Some((png, at)) = png {
                     if out.recorder.is_none() {
-                        out.recorder = start_recorder(&ctx, frame.width, frame.height).await;
+                        size = Some(at);
+                        out.recorder = match early.take() {
+                            Some(r) => Some(r),
+                            None => {
+                                let (width, height) = at;
+                                start_recorder(&ctx, FrameSize::Known { width, height }).await
+                            }
+                        };
                     }
                     match &out.recorder {
                         Some(r) => r.push(png, started),
@@ -157,6 +188,7 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
             }
         }
     }
+    out.unused = early;
     if covered > 0 && out.recorder.is_some() {
         let why = if composite {
             "the window was covered before it was first captured, so its own pixels could not be read yet"
@@ -170,15 +202,19 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     out
 }
 
-/// Captures window `id`; the PNG is `None` when the pixels equal `last`'s
-/// (the recorder holds the previous frame). A frame that would show a
-/// window of another program is never taken ([`X11::capture_window`]).
+/// Captures window `id`; the PNG, at the video's `size` (the first
+/// frame's: `None` before it, see [`video_size`]) and with that size, is
+/// `None` when the pixels equal `last`'s (the recorder holds the previous
+/// frame). A frame that would show a window of another program is never
+/// taken ([`X11::capture_window`]).
 fn grab(
     x: &X11,
     id: Window,
     app: AppPids,
     last: Option<RgbFrame>,
-) -> Result<(RgbFrame, Option<Vec<u8>>), Skip> {
+    size: Option<(u32, u32)>,
+    bounds: VideoBounds,
+) -> Result<Grabbed, Skip> {
     let frame = x
         .capture_window(id, &mut || {
             procs::window_pids(app.bus_pid, app.launched_pid)
@@ -190,9 +226,19 @@ fn grab(
     if last.as_ref() == Some(&frame) {
         return Ok((frame, None));
     }
-    let png = frame.png().map_err(Skip::Failed)?;
-    Ok((frame, Some(png)))
+    let at = size.unwrap_or_else(|| video_size(frame.width, frame.height, &bounds));
+    let png = if at == (frame.width, frame.height) {
+        frame.png()
+    } else {
+        let rgb = fit(&frame.rgb, 3, (frame.width, frame.height), at);
+        encode_png(&rgb, at.0, at.1)
+    }
+    .map_err(Skip::Failed)?;
+    Ok((frame, Some((png, at))))
 }
+
+/// A capture, and its PNG at the video's size when it changed.
+type Grabbed = (RgbFrame, Option<(Vec<u8>, (u32, u32))>);
 
 /// Why a frame was left out.
 #[derive(Debug)]
