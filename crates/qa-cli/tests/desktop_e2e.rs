@@ -207,6 +207,62 @@ fn window_video_is_exactly_the_window() {
     assert_eq!(ffmpeg[0]["how"], "exited", "{ended:#?}");
 }
 
+/// A window resized after its video began keeps the video's size (its
+/// first picture's): its wider pictures are scaled to fit that size whole
+/// and padded, so the last frame's bottom rows are padding (black) where
+/// the first frame's show the window.
+#[test]
+fn a_resized_window_is_scaled_into_the_videos_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = root().join("tests/fixtures/desktop/fixture_app.py");
+    let flow = format!(
+        r#"{{"timeoutMs":60000,
+            "target":{{"application":{{"launch":{{"argv":["/usr/bin/python3",{app:?}]}}}}}},
+            "steps":[{{"action":"waitForWindow","title":{{"equals":"ui-qa fixture"}}}},
+                     {{"action":"screenshot","name":"before"}},
+                     {{"action":"setValue","locator":{{"automationId":"name-entry"}},"value":"grow"}},
+                     {{"action":"activate","locator":{{"role":"button","name":"Copy"}}}},
+                     {{"action":"assertText","locator":{{"automationId":"echo-label"}},"equals":"grown"}},
+                     {{"action":"waitForTimeout","ms":500}},
+                     {{"action":"screenshot","name":"after"}}]}}"#,
+        app = app.display().to_string()
+    );
+    let p = dir.path().join("grow.jsonc");
+    std::fs::write(&p, flow).unwrap();
+    let (code, r) = run_args(&p, &dir.path().join("ws"), &["--video", "on"], &[]);
+    assert_eq!(code, 0, "{r:#}");
+    let (bw, bh) = png_size(&screenshot_path(&r, "before"));
+    let (aw, ah) = png_size(&screenshot_path(&r, "after"));
+    assert!(aw >= 2 * bw - 1 && ah == bh, "{bw}x{bh} grew to {aw}x{ah}");
+    let videos = r["artifacts"]["videos"].as_array().unwrap();
+    assert_eq!(videos.len(), 1, "{:#}", r["artifacts"]);
+    let (vw, vh, rgb) = decode_rgb(videos[0]["path"].as_str().unwrap());
+    let even = |n: u64| n + n % 2;
+    assert_eq!((vw, vh), (even(bw), even(bh)), "the first picture's size");
+    let notes = r["observations"].to_string();
+    assert!(
+        !notes.contains("did not have the first frame's size"),
+        "{notes}"
+    );
+    let frames: Vec<&[u8]> = rgb.chunks_exact((vw * vh * 3) as usize).collect();
+    assert!(frames.len() >= 2, "{} frame(s)", frames.len());
+    // The share of near-black pixels in the bottom quarter of a frame.
+    let bottom_dark = |f: &[u8]| {
+        let rows = &f[(vw * 3 * (vh - vh / 4)) as usize..];
+        let dark = rows.chunks_exact(3).filter(|p| p.iter().all(|c| *c < 40));
+        dark.count() as f64 / (rows.len() / 3) as f64
+    };
+    let (first, last) = (
+        bottom_dark(frames[0]),
+        bottom_dark(frames[frames.len() - 1]),
+    );
+    assert!(first < 0.5, "the first frame shows the window: {first}");
+    assert!(
+        last > 0.9,
+        "the last frame is padded below the picture: {last}"
+    );
+}
+
 #[test]
 fn window_video_is_withheld_when_the_run_has_secrets() {
     let dir = tempfile::tempdir().unwrap();
