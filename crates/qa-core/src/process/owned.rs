@@ -613,6 +613,15 @@ impl<'a> Cleanup<'a> {
                 }
             }
         }
+        // A process the sampler tracked that ended before this pass never
+        // became an entry: it is gone, so the watchdog forgets it too (it
+        // would otherwise keep it until the host exits, and spend its exit
+        // looking for it).
+        for pid in self.tracked.keys() {
+            if !left_tracked.contains_key(pid) {
+                watchdog::untrack(*pid);
+            }
+        }
         let mut st = self.shared.lock();
         for (sid, sess) in self.sessions {
             if left_sids.contains(&sid) {
@@ -741,5 +750,36 @@ mod tests {
         // Never past what is left.
         let mut b = Backoff::new();
         assert_eq!(b.next(Duration::from_millis(1)), Duration::from_millis(1));
+    }
+
+    #[tokio::test]
+    async fn a_tracked_process_that_ended_before_cleanup_is_forgotten_by_the_watchdog() {
+        // A real process the sampler could have tracked, then gone (ended
+        // and collected) before the cleanup pass looked.
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        let start = linux::read_stat(pid).expect("stat of sleep").start;
+        watchdog::track(pid, start);
+        assert!(watchdog::tracked().contains(&pid));
+        child.kill().expect("kill sleep");
+        child.wait().expect("collect sleep");
+
+        let shared = Shared {
+            state: Mutex::new(State::default()),
+            token: String::new(),
+            active: AtomicBool::new(false),
+        };
+        let tracked = HashMap::from([(pid, Tracked { start, root: pid })]);
+        let report = Cleanup::new(&shared, Vec::new(), HashMap::new(), tracked)
+            .end(Duration::from_secs(1), Deadline::after_ms(10_000))
+            .await;
+        assert!(report.left.is_empty(), "{report:?}");
+        assert!(
+            !watchdog::tracked().contains(&pid),
+            "the watchdog still tracks {pid}, which ended before the cleanup"
+        );
     }
 }

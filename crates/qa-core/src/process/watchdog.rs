@@ -168,14 +168,25 @@ pub(super) fn stop(deadline: crate::deadline::Deadline) {
     // SAFETY: closing our own descriptor; waitpid on our own child's pid.
     unsafe {
         libc::close(w.fd);
+        // With nothing registered it exits as soon as it reads the end of
+        // the socket: look again after 1 ms, then after waits that double
+        // up to 10 ms.
+        let mut wait = 1;
         loop {
             let r = libc::waitpid(w.pid, std::ptr::null_mut(), libc::WNOHANG);
             if r != 0 || deadline.expired() {
                 return;
             }
-            sleep_ms(10);
+            sleep_ms(wait);
+            wait = (wait * 2).min(10);
         }
     }
+}
+
+/// The processes registered with [`track`] and not yet [`untrack`]ed.
+#[cfg(test)]
+pub(super) fn tracked() -> Vec<u32> {
+    registry().tracked.keys().copied().collect()
 }
 
 fn send(reg: &mut Registry, line: &str) {
