@@ -227,14 +227,16 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     spawn_pump(sh.clone(), rx);
     let attach_failed =
         |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
-    cdp.call_typed(None, &SetAutoAttach::paused_flat())
-        .await
-        .map_err(attach_failed)?;
     // Downloads are denied unless a `download` step asks for one (then
     // they go to a scratch directory of the run, never the user's folder).
-    cdp.call_typed(None, &SetDownloadBehavior::deny())
-        .await
-        .map_err(attach_failed)?;
+    // Both are sent at once: the browser takes them in this order.
+    let (auto_attach, deny) = (SetAutoAttach::paused_flat(), SetDownloadBehavior::deny());
+    let (attach, downloads) = tokio::join!(
+        cdp.call_typed(None, &auto_attach),
+        cdp.call_typed(None, &deny),
+    );
+    attach.map_err(attach_failed)?;
+    downloads.map_err(attach_failed)?;
     let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
     let page = Page {
         sh: sh.clone(),

@@ -78,11 +78,58 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
     }
     let cdp = &sh.cdp;
     let s = Some(sid.as_str());
-    let fetch = cdp.call_typed(s, &FetchEnable::every_request()).await;
+    let pageish = matches!(kind.as_str(), "page" | "iframe");
+    let guard = sh.allow.websocket_guard_script();
+    let attach = SetAutoAttach::paused_flat();
+    let ws = sh.allow.websocket_block();
+    let page_guard = pageish.then(|| AddScriptToEvaluateOnNewDocument {
+        source: guard.clone(),
+        run_immediately: true,
+        world_name: None,
+    });
+    let fetch_all = FetchEnable::every_request();
+    let guard_now = Evaluate::expression(guard);
+    let main = kind == "page" && sh.st().main_session.is_none();
+    // Every setup command is sent at once, in this order, and the target
+    // is resumed only once all are answered: a target waiting for the
+    // debugger runs nothing before that, and the browser takes one
+    // session's commands in the order they were sent (Fetch interception
+    // first). One round trip instead of one per command.
+    let (fetch, _, _, _, _, _, blocked, _, _, _, _) = tokio::join!(
+        cdp.call_typed(s, &fetch_all),
+        cdp.call_typed(s, &NetworkEnable {}),
+        cdp.call_typed(s, &RuntimeEnable {}),
+        cdp.call_typed(s, &attach),
+        async {
+            if pageish {
+                let _ = tokio::join!(
+                    cdp.call_typed(s, &PageEnable {}),
+                    cdp.call_typed(s, &LogEnable {})
+                );
+            }
+        },
+        cdp.call_typed(s, &SetBypassServiceWorker { bypass: true }),
+        cdp.call_typed(s, &ws),
+        // Fetch never sees WebSocket handshakes and Network.setBlockedURLs
+        // does not stop them on Chromium 156: guard the constructor in
+        // every page, frame and worker before its first script runs.
+        cdp.call_typed(s, &AddBinding { name: WS_BINDING }),
+        async {
+            if let Some(script) = &page_guard {
+                let _ = cdp.call_typed(s, script).await;
+            }
+        },
+        cdp.call_typed(s, &guard_now),
+        async {
+            if kind == "page" {
+                crate::record::install(&sh, &sid, main).await;
+            }
+        },
+    );
     // Chromium 156 has no Fetch domain in dedicated workers: they run,
     // contained by the network proxy every connection goes through
     // (crate::contain). Any other target we cannot intercept in is closed
-    // (fail closed, defence in depth).
+    // (fail closed, defence in depth) and never resumed.
     if fetch.is_err() && !matches!(kind.as_str(), "browser" | "worker") {
         sh.note(Note::info(format!(
             "a {kind} target could not be contained and was closed"
@@ -90,51 +137,13 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
         let _ = cdp.call_typed(None, &CloseTarget { target_id: tid }).await;
         return;
     }
-    let pageish = matches!(kind.as_str(), "page" | "iframe");
-    let guard = sh.allow.websocket_guard_script();
-    let attach = SetAutoAttach::paused_flat();
-    let (network, _, _, _) = tokio::join!(
-        cdp.call_typed(s, &NetworkEnable {}),
-        cdp.call_typed(s, &RuntimeEnable {}),
-        cdp.call_typed(s, &attach),
-        async {
-            if pageish {
-                let _ = cdp.call_typed(s, &PageEnable {}).await;
-                let _ = cdp.call_typed(s, &LogEnable {}).await;
-            }
-        },
-    );
-    if network.is_ok() {
-        let ws = sh.allow.websocket_block();
-        let (_, blocked) = tokio::join!(
-            cdp.call_typed(s, &SetBypassServiceWorker { bypass: true }),
-            cdp.call_typed(s, &ws),
-        );
-        if blocked.is_err() {
-            // Older protocol: block every WebSocket.
-            let every = SetBlockedUrls {
-                url_patterns: None,
-                urls: Some(vec!["ws://*".into(), "wss://*".into()]),
-            };
-            let _ = cdp.call_typed(s, &every).await;
-        }
-    }
-    // Fetch never sees WebSocket handshakes and Network.setBlockedURLs
-    // does not stop them on Chromium 156: guard the constructor in every
-    // page, frame and worker before its first script runs.
-    let _ = cdp.call_typed(s, &AddBinding { name: WS_BINDING }).await;
-    if pageish {
-        let script = AddScriptToEvaluateOnNewDocument {
-            source: guard.clone(),
-            run_immediately: true,
-            world_name: None,
+    if blocked.is_err() {
+        // Older protocol: block every WebSocket.
+        let every = SetBlockedUrls {
+            url_patterns: None,
+            urls: Some(vec!["ws://*".into(), "wss://*".into()]),
         };
-        let _ = cdp.call_typed(s, &script).await;
-    }
-    let _ = cdp.call_typed(s, &Evaluate::expression(guard)).await;
-    if kind == "page" {
-        let main = sh.st().main_session.is_none();
-        crate::record::install(&sh, &sid, main).await;
+        let _ = cdp.call_typed(s, &every).await;
     }
     if a.waiting_for_debugger {
         let _ = cdp.call_typed(s, &RunIfWaitingForDebugger {}).await;
