@@ -178,7 +178,23 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             std::time::Duration::from_millis(env.video_hold_ms),
         ))
     });
+    // Sent right behind the browser's first command: auto-attach to every
+    // new page (paused until contained) and deny downloads unless a
+    // `download` step asks for one (then they go to a scratch directory of
+    // the run, never the user's folder). The browser takes them in this
+    // order.
     let launch_deadline = Deadline::after_ms(30_000).min(deadline);
+    let setup = |cdp: Arc<crate::cdp::Cdp>| async move {
+        let bound = launch_deadline
+            .remaining()
+            .max(std::time::Duration::from_millis(1));
+        let (auto_attach, deny) = (SetAutoAttach::paused_flat(), SetDownloadBehavior::deny());
+        let (attach, downloads) = tokio::join!(
+            cdp.call_typed_with_timeout(None, &auto_attach, bound),
+            cdp.call_typed_with_timeout(None, &deny, bound),
+        );
+        attach.and(downloads).map(|_| ())
+    };
     let exe = exe.as_path();
     let first = launch::launch(
         exe,
@@ -187,6 +203,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         user,
         &ctx.processes,
         launch_deadline,
+        setup,
     )
     .await;
     let launched = match first {
@@ -210,6 +227,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
                 user,
                 &ctx.processes,
                 launch_deadline,
+                setup,
             )
             .await?
         }
@@ -225,18 +243,9 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         let _ = sh.video.set(r);
     }
     spawn_pump(sh.clone(), rx);
-    let attach_failed =
-        |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
-    // Downloads are denied unless a `download` step asks for one (then
-    // they go to a scratch directory of the run, never the user's folder).
-    // Both are sent at once: the browser takes them in this order.
-    let (auto_attach, deny) = (SetAutoAttach::paused_flat(), SetDownloadBehavior::deny());
-    let (attach, downloads) = tokio::join!(
-        cdp.call_typed(None, &auto_attach),
-        cdp.call_typed(None, &deny),
-    );
-    attach.map_err(attach_failed)?;
-    downloads.map_err(attach_failed)?;
+    launched
+        .setup
+        .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
     let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
     let page = Page {
         sh: sh.clone(),

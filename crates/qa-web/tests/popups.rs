@@ -83,6 +83,7 @@ async fn browser() -> Browser {
         None,
         &run.processes,
         qa_core::Deadline::after_ms(HANG),
+        |_| async { Ok(()) },
     )
     .await
     .expect("Chromium starts");

@@ -187,6 +187,8 @@ pub struct Launched {
     pub events: tokio::sync::mpsc::UnboundedReceiver<CdpEvent>,
     /// The child handle (kept so it is reaped).
     pub child: BrowserChild,
+    /// How the setup commands sent with the first one went.
+    pub setup: Result<(), CdpError>,
 }
 
 /// The browser's process handle: a Tokio child on Unix; on Windows, where
@@ -361,15 +363,23 @@ fn prepare_pipes(cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, Dri
 /// pipe, and waits until it answers on it.
 ///
 /// `user`: the user Chromium runs as (see [`super::user`]); its profile
-/// must already be its own.
-pub async fn launch(
+/// must already be its own. `setup` sends the session's first commands
+/// right behind the first one, so the browser reads them all as soon as
+/// it is up (its answers are in [`Launched::setup`]).
+#[allow(clippy::too_many_arguments)]
+pub async fn launch<F, Fut>(
     exe: &Path,
     args: &[String],
     profile: &Path,
     user: Option<HelperUser>,
     processes: &qa_core::process::ProcessOwner,
     deadline: qa_core::Deadline,
-) -> Result<Launched, DriverError> {
+    setup: F,
+) -> Result<Launched, DriverError>
+where
+    F: FnOnce(std::sync::Arc<Cdp>) -> Fut,
+    Fut: std::future::Future<Output = Result<(), CdpError>>,
+{
     if !profile.join("Default").is_dir() {
         preferences(profile, user).map_err(|e| {
             DriverError::new(
@@ -399,15 +409,17 @@ pub async fn launch(
     };
     // The first answer on the pipe says the browser is up.
     let bound = deadline.remaining().max(Duration::from_millis(1));
-    let answered = cdp
-        .call_with_timeout(None, "Browser.getVersion", serde_json::json!({}), bound)
-        .await;
+    let (answered, setup) = tokio::join!(
+        cdp.call_with_timeout(None, "Browser.getVersion", serde_json::json!({}), bound),
+        setup(cdp.clone()),
+    );
     match answered {
         Ok(_) => Ok(Launched {
             pid,
             cdp,
             events,
             child,
+            setup,
         }),
         Err(CdpError::Timeout { .. }) => Err(DriverError::new(
             WebCode::LaunchTimeout,
