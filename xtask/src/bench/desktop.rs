@@ -27,11 +27,13 @@
 //! ui-qa runs twice: with its defaults (window video on, the headline) and
 //! with `--video off`, a reference row that shows what the video costs.
 //!
-//! The node counts and each contender's whole-process wall time (launch,
-//! wait, operation, teardown) are shown next to the medians for context.
+//! The node counts, each contender's whole-process wall time (launch,
+//! wait, operation, teardown) and the peak resident memory of its own
+//! process (its `VmHWM`, the maximum over the rounds; never the
+//! application's) are shown next to the medians for context.
 
 use super::report::{Cell, Contender, Kind, ListRow, Listing};
-use super::timing::{kill_group, run_timed, tail, Outcome};
+use super::timing::{kill_group, mib, run_timed, tail, Outcome};
 use super::Ctx;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -206,11 +208,13 @@ impl Drop for Desktop {
     }
 }
 
-/// One measurement: the timed operation, the node count, the whole process.
+/// One measurement: the timed operation, the node count, the whole process
+/// and its peak memory (KiB).
 struct Sample {
     ms: f64,
     nodes: u64,
     wall: f64,
+    kib: Option<u64>,
 }
 
 fn failed(o: &Outcome) -> String {
@@ -271,6 +275,7 @@ fn ui_qa_with(b: &Bench, s: &Scenario, extra: &[&str]) -> Result<Sample, String>
         ms,
         nodes,
         wall: o.ms,
+        kib: o.peak_rss_kib,
     })
 }
 
@@ -305,6 +310,7 @@ fn reported(b: &Bench, cmd: &mut Command, name: &str) -> Result<Sample, String> 
         ms: v["ms"].as_f64().ok_or("no ms")?,
         nodes: v["nodes"].as_u64().unwrap_or(0),
         wall: o.ms,
+        kib: o.peak_rss_kib,
     })
 }
 
@@ -413,6 +419,7 @@ pub fn run(ctx: &Ctx) -> bool {
         .collect();
     let mut nodes: Vec<Vec<Vec<u64>>> = lists.iter().map(|l| vec![Vec::new(); l.len()]).collect();
     let mut walls: Vec<Vec<Vec<f64>>> = lists.iter().map(|l| vec![Vec::new(); l.len()]).collect();
+    let mut peaks: Vec<Vec<Option<u64>>> = lists.iter().map(|l| vec![None; l.len()]).collect();
     let mut ok = true;
     for round in 1..=ctx.rounds {
         for (i, s) in list.iter().enumerate() {
@@ -423,6 +430,7 @@ pub fn run(ctx: &Ctx) -> bool {
                         cells[i][c].samples.push(r.ms);
                         nodes[i][c].push(r.nodes);
                         walls[i][c].push(r.wall);
+                        peaks[i][c] = peaks[i][c].max(r.kib);
                         line.push_str(&format!(" {name} {:.0} ms ({} nodes);", r.ms, r.nodes));
                     }
                     Err(why) => {
@@ -459,7 +467,7 @@ pub fn run(ctx: &Ctx) -> bool {
                 ListRow {
                     contender: Contender::new(name, *kind),
                     cell: cells[i][c].clone(),
-                    note: format!("{count} · {wall}"),
+                    note: format!("{count} · {wall} · {}", mib(peaks[i][c])),
                 }
             })
             .collect();
@@ -471,7 +479,7 @@ pub fn run(ctx: &Ctx) -> bool {
             ),
             rows,
             versus: floor.map(|f| (f, "÷ zbus floor".into())),
-            note_header: Some("nodes · whole process".into()),
+            note_header: Some("nodes · whole process · peak RSS".into()),
         };
         let mut out = listing.render();
         if let Some(l) = over_floor(&cells[i], &lists[i]) {

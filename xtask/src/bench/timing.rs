@@ -168,13 +168,19 @@ fn not_started(why: String) -> Outcome {
 }
 
 /// `VmHWM` of process `pid` in KiB (`None`: gone, or a zombie whose memory
-/// is already released).
-fn high_water_kib(pid: u32) -> Option<u64> {
+/// is already released). The kernel's high-water mark only grows, so one
+/// reading just before a process ends is its peak.
+pub fn high_water_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// KiB as MiB text (`-` when unknown).
+pub fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(|| "-".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0))
 }
 
 /// The median of `v` (the mean of the middle two for an even count).
@@ -201,6 +207,19 @@ mod tests {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn memory_reads_in_whole_mib() {
+        assert_eq!(mib(None), "-");
+        assert_eq!(mib(Some(87_040)), "85 MiB");
+    }
+
+    #[test]
+    fn reads_its_own_high_water_mark() {
+        let kib = high_water_kib(std::process::id()).expect("this process's VmHWM");
+        assert!(kib > 0);
+        assert_eq!(high_water_kib(u32::MAX), None);
     }
 
     #[test]

@@ -18,9 +18,15 @@
 //!   `capture-pane -p` every 20 ms until the marker shows, then
 //!   `kill-session`;
 //! - node-pty + @xterm/headless: `xtask/bench/peers/xterm-wait.mjs`.
+//!
+//! Next to the times, each contender's peak resident memory (the maximum
+//! over the rounds of its kernel high-water mark, `VmHWM`): the terminal's
+//! side only, never the program's — `script` for the bare PTY, ui-qa's own
+//! process, the tmux server (read just before `kill-session`; the read is
+//! not timed), and node running node-pty and the headless xterm.
 
 use super::report::{Cell, Contender, Kind, ListRow, Listing};
-use super::timing::{run_timed, run_timed_quiet, tail, Outcome};
+use super::timing::{high_water_kib, mib, run_timed, run_timed_quiet, tail, Outcome};
 use super::Ctx;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -99,10 +105,22 @@ fn workloads(ctx: &Ctx) -> Vec<Workload> {
     ]
 }
 
-/// A timed process's wall time if it succeeded.
-fn verdict(o: Outcome) -> Result<f64, String> {
+/// One contender's run of a workload.
+struct Run {
+    /// Spawn → marker seen → exit, in milliseconds.
+    ms: f64,
+    /// Peak resident memory of the terminal's side, in KiB (`None`: not
+    /// measured).
+    kib: Option<u64>,
+}
+
+/// A timed process's wall time and peak memory if it succeeded.
+fn verdict(o: Outcome) -> Result<Run, String> {
     if o.ok() {
-        Ok(o.ms)
+        Ok(Run {
+            ms: o.ms,
+            kib: o.peak_rss_kib,
+        })
     } else {
         Err(o.why())
     }
@@ -121,8 +139,10 @@ fn flow(watched: &str) -> String {
     .to_string()
 }
 
-/// tmux: start detached, poll `capture-pane`, kill the session.
-fn tmux(dir: &Path, watched: &str) -> Result<f64, String> {
+/// tmux: start detached, poll `capture-pane`, kill the session. The
+/// server's peak memory is read once the marker showed, and that read is
+/// left out of the time.
+fn tmux(dir: &Path, watched: &str) -> Result<Run, String> {
     let socket = dir.join("tmux.sock");
     let tmux = || {
         let mut c = Command::new("tmux");
@@ -158,29 +178,44 @@ fn tmux(dir: &Path, watched: &str) -> Result<f64, String> {
         }
         std::thread::sleep(TMUX_POLL);
     }
+    let untimed = Instant::now();
+    let kib = tmux()
+        .args(["display-message", "-p", "-t", "bench", "#{pid}"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<u32>()
+                .ok()
+        })
+        .and_then(high_water_kib);
+    let untimed = untimed.elapsed();
     let killed = tmux()
         .args(["kill-session", "-t", "bench"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let ms = (started.elapsed() - untimed).as_secs_f64() * 1000.0;
     let _ = std::fs::remove_file(&socket);
     match (seen, killed) {
-        (true, Ok(s)) if s.success() => Ok(ms),
+        (true, Ok(s)) if s.success() => Ok(Run { ms, kib }),
         (true, k) => Err(format!("tmux kill-session: {k:?}")),
         (false, _) => Err(format!("{MARKER} never showed in capture-pane")),
     }
 }
 
-/// One contender on one workload: its wall time, or why it failed.
-fn attempt(ctx: &Ctx, who: Who, w: &Workload) -> Result<f64, String> {
+/// One contender on one workload: its time and memory, or why it failed.
+fn attempt(ctx: &Ctx, who: Who, w: &Workload) -> Result<Run, String> {
     let logs = ctx.scratch.join("tui-logs");
     match who {
+        // No terminal: nothing of a terminal's to measure.
         Who::Alone => verdict(run_timed_quiet(
             Command::new("sh").args(["-c", &w.reference]),
             TIMEOUT,
             &logs,
-        )),
+        ))
+        .map(|r| Run { kib: None, ..r }),
         Who::BarePty => verdict(run_timed_quiet(
             Command::new("script").args(["-qfc", &w.reference, "/dev/null"]),
             TIMEOUT,
@@ -219,15 +254,17 @@ pub fn run(ctx: &Ctx) -> bool {
     let _ = ctx.scratch_dir("tui-logs");
     let loads = workloads(ctx);
     let mut cells = vec![vec![Cell::default(); CONTENDERS.len()]; loads.len()];
+    let mut peaks = vec![vec![None::<u64>; CONTENDERS.len()]; loads.len()];
     let mut ok = true;
     for round in 1..=ctx.rounds {
         for (i, w) in loads.iter().enumerate() {
             let mut line = format!("tui round {round}/{}: {:<12}", ctx.rounds, w.name);
             for (c, (who, name, _)) in CONTENDERS.iter().enumerate() {
                 match attempt(ctx, *who, w) {
-                    Ok(ms) => {
-                        cells[i][c].samples.push(ms);
-                        line.push_str(&format!(" {name} {ms:.0} ms;"));
+                    Ok(r) => {
+                        cells[i][c].samples.push(r.ms);
+                        peaks[i][c] = peaks[i][c].max(r.kib);
+                        line.push_str(&format!(" {name} {:.0} ms;", r.ms));
                     }
                     Err(why) => {
                         ok = false;
@@ -244,23 +281,25 @@ pub fn run(ctx: &Ctx) -> bool {
             eprintln!("{}", line.trim_end_matches(';'));
         }
     }
-    for (w, row) in loads.iter().zip(cells) {
+    for ((w, row), peak) in loads.iter().zip(cells).zip(peaks) {
         let listing = Listing {
             title: format!(
-                "tui: {}; 80x24, median of {} round(s) (ms, spawn → marker seen → exit)",
+                "tui: {}; 80x24, median of {} round(s) (ms, spawn → marker seen → exit; \
+                 peak RSS of the terminal's side, max over the rounds)",
                 w.what, ctx.rounds
             ),
             rows: CONTENDERS
                 .iter()
                 .zip(row)
-                .map(|((_, name, kind), cell)| ListRow {
+                .zip(peak)
+                .map(|(((_, name, kind), cell), kib)| ListRow {
                     contender: Contender::new(name, *kind),
                     cell,
-                    note: String::new(),
+                    note: mib(kib),
                 })
                 .collect(),
             versus: Some((1, "÷ bare PTY".into())),
-            note_header: None,
+            note_header: Some("peak RSS".into()),
         };
         println!("{}", listing.render());
     }

@@ -31,7 +31,7 @@
 //!     `close` ends its daemon after every task.
 
 use super::report::{Cell, Contender, Kind, Matrix};
-use super::timing::{run_timed, tail, Outcome};
+use super::timing::{mib, run_timed, tail, Outcome};
 use super::{chromium, server, Ctx};
 use std::path::Path;
 use std::process::Command;
@@ -363,11 +363,6 @@ pub fn run(ctx: &Ctx) -> bool {
     println!("{}", video_cost(&tasks, &cells));
     println!("{}", memory(&rss, &huge, &huge_rss));
     ok
-}
-
-/// KiB as MiB text (`-` when unknown).
-fn mib(kib: Option<u64>) -> String {
-    kib.map_or_else(|| "-".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0))
 }
 
 /// Peak memory of each contender's own process over every task (not the
