@@ -6,6 +6,10 @@
 //! The encoder here is a stand-in that never reads its input — the worst
 //! case of a busy machine or a flooded encoder: the recorder's writes block
 //! — and, asked to stop, writes its file and exits as ffmpeg does.
+//!
+//! The other tests here drive the recorder with stand-ins too: when a frame
+//! reaches the encoder, what size a video takes, and when a deferred
+//! encoder starts.
 
 #![cfg(unix)]
 
@@ -259,4 +263,119 @@ async fn a_video_sized_by_its_first_frame_keeps_that_size() {
         out.notes
     );
     assert_nothing_left(&owner).await;
+}
+
+/// A deferred recording (`name` `page`, 64x64 JPEG frames; `wait_for_begin`:
+/// its timeline starts at [`VideoRecorder::begin`], else with its first
+/// frame) whose encoder is the shell script `encoder`.
+fn deferred(
+    encoder: &str,
+    wait_for_begin: bool,
+) -> (tempfile::TempDir, Arc<ProcessOwner>, VideoRecorder) {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let bin = d.path().join("encoder");
+    std::fs::write(&bin, encoder).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let evidence =
+        Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
+    let owner = Arc::new(ProcessOwner::new());
+    let spec = VideoSpec {
+        name: "page".into(),
+        format: FrameFormat::Jpeg,
+        size: FrameSize::Known {
+            width: 64,
+            height: 64,
+        },
+        bounds: VideoBounds::default(),
+        mode: RecordMode::On,
+        step: None,
+        wait_for_begin,
+    };
+    let rec = VideoRecorder::start_deferred_with(evidence, owner.clone(), spec, Some(bin));
+    (d, owner, rec)
+}
+
+/// A stand-in for ffmpeg that first writes `started` to the FIFO `fifo`,
+/// then writes all it reads to its output file.
+fn announcing_encoder(fifo: &std::path::Path) -> String {
+    format!(
+        "#!/bin/sh\nfor last; do :; done\necho started > '{}'\nexec cat > \"$last\"\n",
+        fifo.display()
+    )
+}
+
+/// A deferred recorder starts its encoder when asked, before any frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferred_encoder_starts_when_asked() {
+    let fifo_dir = tempfile::tempdir().unwrap();
+    let fifo = fifo_dir.path().join("started");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (_dir, owner, rec) = deferred(&announcing_encoder(&fifo), false);
+    let (tx, started) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read(fifo).unwrap());
+    });
+    rec.start_encoder();
+    rec.start_encoder();
+    let said = received(started, "the encoder starts once asked").await;
+    assert_eq!(said, b"started\n");
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert!(out.artifacts.is_empty(), "{:?}", out.artifacts);
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("no frame was captured")),
+        "{:?}",
+        out.notes
+    );
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert_eq!(report.ended.len(), 1, "one encoder: {report:?}");
+    assert!(report.left.is_empty(), "{report:?}");
+}
+
+/// Not asked, a deferred recorder starts its encoder with its first frame,
+/// and the video holds that frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferred_encoder_starts_with_the_first_frame() {
+    let (_dir, owner, rec) = deferred(CAT_ENCODER, false);
+    rec.push(vec![7; 1000], Instant::now());
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
+    let ivf = std::fs::read(&out.artifacts[0].path).unwrap();
+    assert_eq!(&ivf[0..4], b"DKIF");
+    assert_eq!(&ivf[32 + 12..32 + 12 + 1000], &[7u8; 1000][..]);
+    assert_nothing_left(&owner).await;
+}
+
+/// A deferred recording that never gets a frame, and is never asked to
+/// start its encoder, never starts one — not when its timeline begins, not
+/// when it ends: no process, no video, a note.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferred_recording_without_frames_starts_no_encoder() {
+    let (_dir, owner, rec) = deferred(CAT_ENCODER, true);
+    rec.begin(Instant::now());
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert!(out.artifacts.is_empty(), "{:?}", out.artifacts);
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("no frame was captured")),
+        "{:?}",
+        out.notes
+    );
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert!(
+        report.ended.is_empty(),
+        "no encoder was started: {report:?}"
+    );
+    assert!(report.left.is_empty(), "{report:?}");
 }

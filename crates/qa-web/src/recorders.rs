@@ -30,20 +30,17 @@ pub(crate) struct Recorders {
     hold: Duration,
     live: Mutex<HashMap<String, Live>>,
     popups: Mutex<usize>,
-    /// The first page's recording, started with the session (before the
-    /// browser, see [`Recorders::new`]) and handed to that page when it
-    /// attaches.
-    first: Mutex<Option<VideoRecorder>>,
 }
 
 impl Recorders {
     /// Recordings of `width`×`height` pages in `mode` (not `off`), each
     /// step's result held for `hold`.
     ///
-    /// The first page's recording, and so its encoder, starts now: the
-    /// encoder loads (tens of milliseconds of CPU) while the browser
-    /// starts, which leaves cores idle, rather than while the first page
-    /// loads, which does not.
+    /// Each recording's encoder is started deferred: loading `ffmpeg` takes
+    /// tens of milliseconds of CPU, which would fall on the browser's start
+    /// or a page's load; the page's settle starts it in its first quiet
+    /// window ([`Recorders::start_encoder`]), when browser and runner are
+    /// idle, and its first frame on the timeline at the latest.
     pub(crate) fn new(
         evidence: Arc<Evidence>,
         processes: Arc<ProcessOwner>,
@@ -53,7 +50,7 @@ impl Recorders {
         hold: Duration,
     ) -> Recorders {
         let masked = !evidence.secrets().is_empty();
-        let r = Recorders {
+        Recorders {
             evidence,
             processes,
             mode,
@@ -64,10 +61,7 @@ impl Recorders {
             hold,
             live: Mutex::new(HashMap::new()),
             popups: Mutex::new(0),
-            first: Mutex::new(None),
-        };
-        *r.first.lock().expect("first lock") = Some(r.recorder("page".into(), true));
-        r
+        }
     }
 
     /// A new recording named `name`; `main`: the first page's (see
@@ -87,7 +81,7 @@ impl Recorders {
             // the loaded page); a popup's when it opens.
             wait_for_begin: main,
         };
-        VideoRecorder::start(self.evidence.clone(), &self.processes, spec)
+        VideoRecorder::start_deferred(self.evidence.clone(), self.processes.clone(), spec)
     }
 
     /// The page size (the video's frame size).
@@ -97,9 +91,6 @@ impl Recorders {
 
     /// Every recording, taken out (the session is closing).
     pub(crate) fn take_all(&self) -> Vec<(String, Live)> {
-        // A first recording no page took has nothing to show: dropping it
-        // closes its encoder.
-        drop(self.first.lock().expect("first lock").take());
         self.live.lock().expect("live lock").drain().collect()
     }
 
@@ -110,20 +101,15 @@ impl Recorders {
 
     /// Starts the recording of `session`'s page (`main`: the first page).
     pub(crate) fn start(&self, session: &str, main: bool) {
-        let first = main
-            .then(|| self.first.lock().expect("first lock").take())
-            .flatten();
-        let recorder = match first {
-            Some(r) => r,
-            None if main => self.recorder("page".into(), true),
-            None => {
-                let n = {
-                    let mut n = self.popups.lock().expect("popups lock");
-                    *n += 1;
-                    *n
-                };
-                self.recorder(format!("popup-{n}"), false)
-            }
+        let recorder = if main {
+            self.recorder("page".into(), true)
+        } else {
+            let n = {
+                let mut n = self.popups.lock().expect("popups lock");
+                *n += 1;
+                *n
+            };
+            self.recorder(format!("popup-{n}"), false)
         };
         self.live.lock().expect("live lock").insert(
             session.to_string(),
@@ -132,6 +118,14 @@ impl Recorders {
                 ended: None,
             },
         );
+    }
+
+    /// Starts the encoder of `session`'s recording now, if it has not
+    /// started (see [`Recorders::new`]).
+    pub(crate) fn start_encoder(&self, session: &str) {
+        if let Some(l) = self.live.lock().expect("live lock").get(session) {
+            l.recorder.start_encoder();
+        }
     }
 
     /// Hands one frame of `session`'s page to its recording.

@@ -167,7 +167,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         }
         args
     };
-    // The recordings start before the browser (see `Recorders::new`).
+    // Each page's recording starts when the page attaches; its encoder in the
+    // page's first quiet window (see `Recorders::new`).
     let recorders = ctx.recording.video.records().then(|| {
         Arc::new(Recorders::new(
             ctx.evidence.clone(),

@@ -18,6 +18,11 @@
 //! times, and the outcome names the missing capability (not a failure).
 //! The encoder is a process the run started: it is registered with the
 //! run's [`ProcessOwner`] and ended with the rest if it outlives the run.
+//! Loading it costs tens of milliseconds of CPU, so a driver that knows
+//! when its machine is idle can [start the recorder
+//! deferred](VideoRecorder::start_deferred) and [start the
+//! encoder](VideoRecorder::start_encoder) then; it starts by itself at
+//! the first frame the video needs at the latest.
 //!
 //! A driver makes a result readable without waiting for it: after an
 //! action it [holds](VideoRecorder::hold) the video, which keeps the frame
@@ -158,6 +163,8 @@ pub fn missing_encoder() -> MissingCapability {
 enum Msg {
     Frame(Vec<u8>, Instant),
     Begin(Instant),
+    /// Start the deferred encoder now.
+    StartEncoder,
     /// The video ends at this instant; it must be written by the deadline.
     End(Instant, Deadline),
 }
@@ -171,6 +178,8 @@ pub struct VideoRecorder {
     done: tokio::sync::oneshot::Receiver<VideoOutcome>,
     dropped: Arc<std::sync::atomic::AtomicU64>,
     stop: Arc<Stop>,
+    /// [`VideoRecorder::start_encoder`] was called.
+    encoder_asked: std::sync::atomic::AtomicBool,
 }
 
 /// Stopping the encoder before it has encoded everything: its pid (0: no
@@ -256,24 +265,54 @@ impl VideoRecorder {
         spec: VideoSpec,
         encoder: Option<&std::path::Path>,
     ) -> VideoRecorder {
-        let mut notes = Vec::new();
         let stop = Arc::new(Stop::default());
+        let (sink, notes) = match encoder {
+            Some(bin) => open_encoder(bin, &evidence, processes, &spec, &stop),
+            None => (
+                Sink::Frames(Vec::new(), Some(missing_encoder())),
+                Vec::new(),
+            ),
+        };
+        VideoRecorder::with_sink(evidence, spec, sink, notes, stop)
+    }
+
+    /// Like [`VideoRecorder::start`], but the encoder process is started
+    /// only by [`VideoRecorder::start_encoder`] or, at the latest, when the
+    /// first frame is placed on the video's timeline: loading it (tens of
+    /// milliseconds of CPU) can then fall where the machine is idle rather
+    /// than where the driver is busy. A video that never gets a frame never
+    /// starts one.
+    pub fn start_deferred(
+        evidence: Arc<Evidence>,
+        processes: Arc<ProcessOwner>,
+        spec: VideoSpec,
+    ) -> VideoRecorder {
+        VideoRecorder::start_deferred_with(evidence, processes, spec, ffmpeg::find())
+    }
+
+    /// Like [`VideoRecorder::start_deferred`] with an explicit encoder
+    /// (`None`: keep frames, as when `ffmpeg` is missing).
+    pub fn start_deferred_with(
+        evidence: Arc<Evidence>,
+        processes: Arc<ProcessOwner>,
+        spec: VideoSpec,
+        encoder: Option<PathBuf>,
+    ) -> VideoRecorder {
         let sink = match encoder {
-            Some(bin) => match Encoder::spawn(bin, &evidence, processes, &spec, stop.clone()) {
-                Ok(e) => {
-                    *stop.pid.lock().unwrap_or_else(|p| p.into_inner()) = e.child.id();
-                    Sink::Encoder(e)
-                }
-                Err(e) => {
-                    notes.push(format!(
-                        "video {}: ffmpeg could not start ({e}); the frames were kept instead",
-                        spec.name
-                    ));
-                    Sink::Frames(Vec::new(), None)
-                }
-            },
+            Some(bin) => Sink::Deferred(bin, processes),
             None => Sink::Frames(Vec::new(), Some(missing_encoder())),
         };
+        VideoRecorder::with_sink(evidence, spec, sink, Vec::new(), Arc::new(Stop::default()))
+    }
+
+    /// The recorder around `sink`, its worker started.
+    fn with_sink(
+        evidence: Arc<Evidence>,
+        spec: VideoSpec,
+        sink: Sink,
+        notes: Vec<String>,
+        stop: Arc<Stop>,
+    ) -> VideoRecorder {
         let (tx, rx) = sync_channel(QUEUE);
         let (done_tx, done) = tokio::sync::oneshot::channel();
         let dropped = Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -286,6 +325,7 @@ impl VideoRecorder {
             timeline: timeline::Timeline::new(spec.bounds.fps, spec.bounds.max_ms),
             spec,
             sink,
+            stop: stop.clone(),
             current: None,
             pending: None,
             holds: Vec::new(),
@@ -309,7 +349,23 @@ impl VideoRecorder {
             done,
             dropped,
             stop,
+            encoder_asked: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Starts a [deferred](VideoRecorder::start_deferred) recorder's
+    /// encoder now, without waiting for it; later calls, and calls on a
+    /// recorder whose encoder runs already, do nothing.
+    pub fn start_encoder(&self) {
+        if self
+            .encoder_asked
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        // A full queue means the worker is busy placing frames: the first
+        // of them starts the encoder anyway.
+        let _ = self.tx.try_send(Msg::StartEncoder);
     }
 
     /// Starts the video's timeline at `at` (see [`VideoSpec::wait_for_begin`]);
@@ -390,6 +446,30 @@ impl VideoRecorder {
                 ..Default::default()
             },
         }
+    }
+}
+
+/// Starts the encoder `bin` for `spec` (its pid recorded in `stop`); when
+/// it cannot start, frames are kept instead and the note says why.
+fn open_encoder(
+    bin: &std::path::Path,
+    evidence: &Evidence,
+    processes: &ProcessOwner,
+    spec: &VideoSpec,
+    stop: &Arc<Stop>,
+) -> (Sink, Vec<String>) {
+    match Encoder::spawn(bin, evidence, processes, spec, stop.clone()) {
+        Ok(e) => {
+            *stop.pid.lock().unwrap_or_else(|p| p.into_inner()) = e.child.id();
+            (Sink::Encoder(e), Vec::new())
+        }
+        Err(e) => (
+            Sink::Frames(Vec::new(), None),
+            vec![format!(
+                "video {}: ffmpeg could not start ({e}); the frames were kept instead",
+                spec.name
+            )],
+        ),
     }
 }
 
@@ -529,11 +609,17 @@ impl Encoder {
     /// that was asked to stop writes what it had encoded).
     fn close(mut self, deadline: Deadline) -> Result<Closed, String> {
         drop(self.stdin.take());
+        // It usually exits within tens of milliseconds of its input's end:
+        // looked for after 1 ms, then twice as long each time up to 10 ms.
+        let mut pause = Duration::from_millis(1);
         let status = loop {
             match self.stop.try_wait(&mut self.child) {
                 Ok(Some(s)) => break Some(s),
                 Ok(None) if deadline.expired() => break None,
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Ok(None) => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(10));
+                }
                 Err(_) => break None,
             }
         };
@@ -582,6 +668,9 @@ struct Closed {
 
 enum Sink {
     Encoder(Encoder),
+    /// The encoder (this `ffmpeg`, registered with these processes) is
+    /// started when it is first needed ([`VideoRecorder::start_deferred`]).
+    Deferred(PathBuf, Arc<ProcessOwner>),
     /// Kept frames (path, ms after the first) and, when ffmpeg is missing, why.
     Frames(Vec<(PathBuf, u64)>, Option<MissingCapability>),
 }
@@ -617,6 +706,8 @@ struct Worker {
     spec: VideoSpec,
     timeline: timeline::Timeline,
     sink: Sink,
+    /// Stopping the encoder (its pid is recorded here when it starts).
+    stop: Arc<Stop>,
     /// The newest frame of the latest slot (a newer frame in the same
     /// slot replaces it until the slot is over).
     current: Option<Current>,
@@ -663,6 +754,7 @@ impl Worker {
                     }
                 }
                 Msg::Begin(at) => self.begin(at),
+                Msg::StartEncoder => self.start_encoder(),
                 Msg::End(at, d) => {
                     end = Some(at);
                     deadline = d;
@@ -725,7 +817,22 @@ impl Worker {
         }
     }
 
+    /// Starts a deferred encoder (see [`VideoRecorder::start_deferred`]).
+    fn start_encoder(&mut self) {
+        if !matches!(self.sink, Sink::Deferred(..)) {
+            return;
+        }
+        let placeholder = Sink::Frames(Vec::new(), None);
+        if let Sink::Deferred(bin, processes) = std::mem::replace(&mut self.sink, placeholder) {
+            let (sink, notes) =
+                open_encoder(&bin, &self.evidence, &processes, &self.spec, &self.stop);
+            self.sink = sink;
+            self.notes.extend(notes);
+        }
+    }
+
     fn frame(&mut self, frame: Vec<u8>, at: Instant) {
+        self.start_encoder();
         self.take_holds(at);
         let Some(k) = self.timeline.place(at) else {
             self.capped = true;
@@ -763,6 +870,8 @@ impl Worker {
                     None => Some(fresh),
                 };
             }
+            // Started just above.
+            Sink::Deferred(..) => {}
             Sink::Frames(kept, _) => {
                 if kept.len() >= MAX_KEPT_FRAMES {
                     self.capped = true;
@@ -854,6 +963,11 @@ impl Worker {
                     }
                 }
             }
+            // No frame was ever placed, so the encoder was never started.
+            Sink::Deferred(..) => self.notes.push(format!(
+                "video {}: no frame was captured, so no video was written",
+                self.spec.name
+            )),
             Sink::Frames(kept, missing) => {
                 let mut index = Vec::new();
                 for (p, ms) in &kept {

@@ -461,6 +461,11 @@ impl Page {
                 if deadline.instant() < quiet.instant() {
                     return Ok(()); // no time left for a full quiet window
                 }
+                // Browser and runner are idle now: the page's video
+                // encoder loads here rather than on a busy step.
+                if let Some(rec) = self.sh.video.get() {
+                    rec.start_encoder(&self.session);
+                }
                 quiet.sleep().await;
                 let again = self.dom::<dom::Settled>(&DomOp::Settle, deadline).await;
                 if let Ok(a) = again {
