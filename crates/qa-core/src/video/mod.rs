@@ -178,7 +178,7 @@ pub struct VideoRecorder {
     done: tokio::sync::oneshot::Receiver<VideoOutcome>,
     dropped: Arc<std::sync::atomic::AtomicU64>,
     stop: Arc<Stop>,
-    /// [`VideoRecorder::start_encoder`] was called.
+    /// [`VideoRecorder::start_encoder`] handed its request to the worker.
     encoder_asked: std::sync::atomic::AtomicBool,
 }
 
@@ -354,18 +354,18 @@ impl VideoRecorder {
     }
 
     /// Starts a [deferred](VideoRecorder::start_deferred) recorder's
-    /// encoder now, without waiting for it; later calls, and calls on a
-    /// recorder whose encoder runs already, do nothing.
+    /// encoder now, without waiting for it; once asked, later calls (and
+    /// calls on a recorder whose encoder runs already) do nothing. When the
+    /// worker's queue is full the request is not kept, so a later call
+    /// asks again.
     pub fn start_encoder(&self) {
-        if self
-            .encoder_asked
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        use std::sync::atomic::Ordering;
+        if self.encoder_asked.load(Ordering::SeqCst) {
             return;
         }
-        // A full queue means the worker is busy placing frames: the first
-        // of them starts the encoder anyway.
-        let _ = self.tx.try_send(Msg::StartEncoder);
+        if self.tx.try_send(Msg::StartEncoder).is_ok() {
+            self.encoder_asked.store(true, Ordering::SeqCst);
+        }
     }
 
     /// Starts the video's timeline at `at` (see [`VideoSpec::wait_for_begin`]);
