@@ -13,7 +13,7 @@
 
 #![cfg(unix)]
 
-use qa_core::process::{ProcessOwner, DEFAULT_GRACE};
+use qa_core::process::{CleanupReport, ProcessOwner, DEFAULT_GRACE};
 use qa_core::recording::{RecordMode, VideoBounds};
 use qa_core::video::{FrameFormat, FrameSize, VideoRecorder, VideoSpec};
 use qa_core::{Deadline, Evidence, Secrets};
@@ -33,8 +33,18 @@ while :; do sleep 0.02; done
 struct Setup {
     _dir: tempfile::TempDir,
     evidence: Arc<Evidence>,
-    owner: ProcessOwner,
+    owner: Arc<ProcessOwner>,
     rec: VideoRecorder,
+}
+
+/// When a recording starts its encoder.
+#[derive(Clone, Copy)]
+enum Start {
+    /// With the recorder ([`VideoRecorder::start_with`]).
+    Now,
+    /// When asked or at its first frame
+    /// ([`VideoRecorder::start_deferred_with`]).
+    Deferred,
 }
 
 fn setup(encoder: &str, format: FrameFormat) -> Setup {
@@ -50,6 +60,19 @@ fn setup(encoder: &str, format: FrameFormat) -> Setup {
 
 /// [`setup`] with frames of `size`.
 fn setup_sized(encoder: &str, format: FrameFormat, size: FrameSize) -> Setup {
+    recording(encoder, format, size, Start::Now, false)
+}
+
+/// A recording named `page` whose encoder is the shell script `encoder`,
+/// started as `start` says (`wait_for_begin`: its timeline starts at
+/// [`VideoRecorder::begin`], else with its first frame).
+fn recording(
+    encoder: &str,
+    format: FrameFormat,
+    size: FrameSize,
+    start: Start,
+    wait_for_begin: bool,
+) -> Setup {
     use std::os::unix::fs::PermissionsExt;
     let d = tempfile::tempdir().unwrap();
     let bin = d.path().join("encoder");
@@ -57,7 +80,7 @@ fn setup_sized(encoder: &str, format: FrameFormat, size: FrameSize) -> Setup {
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let evidence =
         Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
-    let owner = ProcessOwner::new();
+    let owner = Arc::new(ProcessOwner::new());
     let spec = VideoSpec {
         name: "page".into(),
         format,
@@ -65,9 +88,14 @@ fn setup_sized(encoder: &str, format: FrameFormat, size: FrameSize) -> Setup {
         bounds: VideoBounds::default(),
         mode: RecordMode::On,
         step: None,
-        wait_for_begin: false,
+        wait_for_begin,
     };
-    let rec = VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&bin));
+    let rec = match start {
+        Start::Now => VideoRecorder::start_with(evidence.clone(), &owner, spec, Some(&bin)),
+        Start::Deferred => {
+            VideoRecorder::start_deferred_with(evidence.clone(), owner.clone(), spec, Some(bin))
+        }
+    };
     Setup {
         _dir: d,
         evidence,
@@ -265,35 +293,38 @@ async fn a_video_sized_by_its_first_frame_keeps_that_size() {
     assert_nothing_left(&owner).await;
 }
 
-/// A deferred recording (`name` `page`, 64x64 JPEG frames; `wait_for_begin`:
-/// its timeline starts at [`VideoRecorder::begin`], else with its first
-/// frame) whose encoder is the shell script `encoder`.
-fn deferred(
-    encoder: &str,
-    wait_for_begin: bool,
-) -> (tempfile::TempDir, Arc<ProcessOwner>, VideoRecorder) {
-    use std::os::unix::fs::PermissionsExt;
-    let d = tempfile::tempdir().unwrap();
-    let bin = d.path().join("encoder");
-    std::fs::write(&bin, encoder).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let evidence =
-        Arc::new(Evidence::create(&d.path().join("ws"), "r1", Arc::new(Secrets::new())).unwrap());
-    let owner = Arc::new(ProcessOwner::new());
-    let spec = VideoSpec {
-        name: "page".into(),
-        format: FrameFormat::Jpeg,
-        size: FrameSize::Known {
-            width: 64,
-            height: 64,
-        },
-        bounds: VideoBounds::default(),
-        mode: RecordMode::On,
-        step: None,
-        wait_for_begin,
+/// A deferred recording of 64x64 JPEG frames (see [`recording`]).
+fn deferred(encoder: &str, wait_for_begin: bool) -> Setup {
+    let size = FrameSize::Known {
+        width: 64,
+        height: 64,
     };
-    let rec = VideoRecorder::start_deferred_with(evidence, owner.clone(), spec, Some(bin));
-    (d, owner, rec)
+    recording(
+        encoder,
+        FrameFormat::Jpeg,
+        size,
+        Start::Deferred,
+        wait_for_begin,
+    )
+}
+
+/// Finishes a recording that got no frame: no video, a note that says so;
+/// then ends what it started (nothing must be left) and reports it.
+async fn finish_without_video(rec: VideoRecorder, owner: &ProcessOwner) -> CleanupReport {
+    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
+    assert!(out.artifacts.is_empty(), "{:?}", out.artifacts);
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("no frame was captured")),
+        "{:?}",
+        out.notes
+    );
+    let report = owner
+        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
+        .await;
+    assert!(report.left.is_empty(), "{report:?}");
+    report
 }
 
 /// A stand-in for ffmpeg that first writes `started` to the FIFO `fifo`,
@@ -315,7 +346,9 @@ async fn a_deferred_encoder_starts_when_asked() {
         .status()
         .unwrap();
     assert!(made.success());
-    let (_dir, owner, rec) = deferred(&announcing_encoder(&fifo), false);
+    let Setup {
+        _dir, owner, rec, ..
+    } = deferred(&announcing_encoder(&fifo), false);
     let (tx, started) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
         let _ = tx.send(std::fs::read(fifo).unwrap());
@@ -324,27 +357,17 @@ async fn a_deferred_encoder_starts_when_asked() {
     rec.start_encoder();
     let said = received(started, "the encoder starts once asked").await;
     assert_eq!(said, b"started\n");
-    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
-    assert!(out.artifacts.is_empty(), "{:?}", out.artifacts);
-    assert!(
-        out.notes
-            .iter()
-            .any(|n| n.contains("no frame was captured")),
-        "{:?}",
-        out.notes
-    );
-    let report = owner
-        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
-        .await;
+    let report = finish_without_video(rec, &owner).await;
     assert_eq!(report.ended.len(), 1, "one encoder: {report:?}");
-    assert!(report.left.is_empty(), "{report:?}");
 }
 
 /// Not asked, a deferred recorder starts its encoder with its first frame,
 /// and the video holds that frame.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deferred_encoder_starts_with_the_first_frame() {
-    let (_dir, owner, rec) = deferred(CAT_ENCODER, false);
+    let Setup {
+        _dir, owner, rec, ..
+    } = deferred(CAT_ENCODER, false);
     rec.push(vec![7; 1000], Instant::now());
     let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
     assert_eq!(out.artifacts.len(), 1, "{:?}", out.notes);
@@ -359,23 +382,13 @@ async fn a_deferred_encoder_starts_with_the_first_frame() {
 /// when it ends: no process, no video, a note.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deferred_recording_without_frames_starts_no_encoder() {
-    let (_dir, owner, rec) = deferred(CAT_ENCODER, true);
+    let Setup {
+        _dir, owner, rec, ..
+    } = deferred(CAT_ENCODER, true);
     rec.begin(Instant::now());
-    let out = rec.finish(Deadline::after(Duration::from_secs(10))).await;
-    assert!(out.artifacts.is_empty(), "{:?}", out.artifacts);
-    assert!(
-        out.notes
-            .iter()
-            .any(|n| n.contains("no frame was captured")),
-        "{:?}",
-        out.notes
-    );
-    let report = owner
-        .end_all(DEFAULT_GRACE, Deadline::after(Duration::from_secs(10)))
-        .await;
+    let report = finish_without_video(rec, &owner).await;
     assert!(
         report.ended.is_empty(),
         "no encoder was started: {report:?}"
     );
-    assert!(report.left.is_empty(), "{report:?}");
 }
