@@ -47,15 +47,14 @@ enum Start {
     Deferred,
 }
 
+/// The frame size of most recordings here.
+const SQUARE: FrameSize = FrameSize::Known {
+    width: 64,
+    height: 64,
+};
+
 fn setup(encoder: &str, format: FrameFormat) -> Setup {
-    setup_sized(
-        encoder,
-        format,
-        FrameSize::Known {
-            width: 64,
-            height: 64,
-        },
-    )
+    setup_sized(encoder, format, SQUARE)
 }
 
 /// [`setup`] with frames of `size`.
@@ -295,14 +294,10 @@ async fn a_video_sized_by_its_first_frame_keeps_that_size() {
 
 /// A deferred recording of 64x64 JPEG frames (see [`recording`]).
 fn deferred(encoder: &str, wait_for_begin: bool) -> Setup {
-    let size = FrameSize::Known {
-        width: 64,
-        height: 64,
-    };
     recording(
         encoder,
         FrameFormat::Jpeg,
-        size,
+        SQUARE,
         Start::Deferred,
         wait_for_begin,
     )
