@@ -55,9 +55,21 @@ pub const MAX_FAILURE_FILES: usize = 8;
 pub struct Workspace(PathBuf);
 
 impl Workspace {
-    /// A fresh directory under the system temp dir.
+    /// A fresh, empty directory under the system temp dir, created here
+    /// (`0700` on Unix), so a test may use it as a program's working
+    /// directory at once.
+    ///
+    /// # Panics
+    ///
+    /// When the directory cannot be created (a test fixture has nothing
+    /// better to do).
     pub fn new() -> Workspace {
         let p = std::env::temp_dir().join(format!("ui-qa-conformance-{}", runner::new_run_id()));
+        let mut b = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.create(&p)
+            .unwrap_or_else(|e| panic!("conformance workspace {}: {e}", p.display()));
         Workspace(p)
     }
 
