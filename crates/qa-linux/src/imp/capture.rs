@@ -78,10 +78,56 @@ fn err<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> String {
     move |e| format!("{what}: {e}")
 }
 
+/// [`x11rb::connect`] with the given cookie instead of one looked up
+/// through `XAUTHORITY` (which is ui-qa's own environment, shared by every
+/// run in the process).
+fn connect_with_cookie(display: &str, cookie: &[u8]) -> XResult<(RustConnection, usize)> {
+    connect_with_auth(display, super::display::COOKIE_NAME, cookie)
+}
+
+/// [`x11rb::connect`] with the given authority (empty: none), over the
+/// display's Unix socket only: an owned Xvfb listens on no TCP port, and
+/// x11rb's fallback (`localhost:6000+N`) could reach another user's
+/// listener, which would then be handed the cookie.
+fn connect_with_auth(display: &str, name: &[u8], data: &[u8]) -> XResult<(RustConnection, usize)> {
+    use x11rb::reexports::x11rb_protocol::parse_display::{parse_display, ConnectAddress};
+    use x11rb::rust_connection::DefaultStream;
+    let parsed = parse_display(Some(display)).map_err(err("X11 display"))?;
+    let screen = usize::from(parsed.screen);
+    let mut last = None;
+    for addr in parsed
+        .connect_instruction()
+        .filter(|a| matches!(a, ConnectAddress::Socket(_)))
+    {
+        match DefaultStream::connect(&addr) {
+            Ok((stream, _)) => {
+                let conn = RustConnection::connect_to_stream_with_auth_info(
+                    stream,
+                    screen,
+                    name.to_vec(),
+                    data.to_vec(),
+                )
+                .map_err(err("X11 connect"))?;
+                return Ok((conn, screen));
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(match last {
+        Some(e) => format!("X11 connect: {e}"),
+        None => format!("X11 connect: no address for {display:?}"),
+    })
+}
+
 impl X11 {
-    /// Connects to `display` (e.g. `:99`).
-    pub(crate) fn connect(display: &str) -> XResult<X11> {
-        let (conn, screen) = x11rb::connect(Some(display)).map_err(err("X11 connect"))?;
+    /// Connects to `display` (e.g. `:99`): with `cookie`, the
+    /// MIT-MAGIC-COOKIE-1 of a display the run owns; without, the
+    /// authority `XAUTHORITY` names (the host's display).
+    pub(crate) fn connect(display: &str, cookie: Option<&[u8]>) -> XResult<X11> {
+        let (conn, screen) = match cookie {
+            Some(c) => connect_with_cookie(display, c)?,
+            None => x11rb::connect(Some(display)).map_err(err("X11 connect"))?,
+        };
         let root = conn.setup().roots[screen].root;
         let intern = |n: &[u8]| -> XResult<u32> {
             Ok(conn
@@ -102,7 +148,7 @@ impl X11 {
             .ok()
             .and_then(|c| c.reply().ok())
             .is_some_and(|v| (v.major_version, v.minor_version) >= (0, 2));
-        Ok(X11 {
+        let x = X11 {
             conn,
             root,
             atoms,
@@ -110,7 +156,16 @@ impl X11 {
             grab: Mutex::new(()),
             redirected: Mutex::new(HashMap::new()),
             covered_at: Mutex::new(HashMap::new()),
-        })
+        };
+        // Fail closed: a display of the run's that lets in a client
+        // without the cookie (an Xvfb that could not load its authority
+        // file lets in every local user) is not used.
+        if cookie.is_some() && connect_with_auth(display, &[], &[]).is_ok() {
+            return Err(format!(
+                "the X server of {display} lets in clients without its authority cookie"
+            ));
+        }
+        Ok(x)
     }
 
     fn pid_of(&self, w: Window) -> Option<u32> {

@@ -1,7 +1,9 @@
 //! [`X11::capture_window`] against a real Xvfb (with and without the
 //! Composite extension): an "application" window and a window of "another
 //! program", each from its own X connection, filled by the server with a
-//! background colour so every pixel is known.
+//! background colour so every pixel is known. And [`X11::connect`] to an
+//! Xvfb with a run's authority: only the cookie gets in, and a display that
+//! lets in a client without it is refused.
 
 use super::*;
 use std::io::{BufRead, BufReader};
@@ -24,7 +26,15 @@ struct Xvfb {
 
 impl Xvfb {
     fn start(composite: bool) -> Xvfb {
+        Xvfb::start_with(composite, None)
+    }
+
+    /// With `auth`: `-auth` on that authority file, as a run's own Xvfb.
+    fn start_with(composite: bool, auth: Option<&std::path::Path>) -> Xvfb {
         let mut c = Command::new("Xvfb");
+        if let Some(a) = auth {
+            c.arg("-auth").arg(a);
+        }
         c.args([
             "-displayfd",
             "1",
@@ -131,7 +141,7 @@ impl Client {
 /// part of it.
 fn scene(display: &str) -> (Client, X11) {
     let app = Client::new(display, APP_PID, GREEN, (100, 100, 200, 150));
-    let x = X11::connect(display).unwrap();
+    let x = X11::connect(display, None).unwrap();
     (app, x)
 }
 
@@ -276,4 +286,52 @@ fn never_a_foreign_pixel_while_another_program_races_without_composite() {
 #[test]
 fn never_a_foreign_pixel_while_another_program_races_with_composite() {
     never_a_foreign_pixel_while_another_program_races(true);
+}
+
+#[test]
+fn an_xvfb_with_the_runs_authority_lets_in_only_its_cookie() {
+    use crate::imp::display::XAuth;
+    let dir = tempfile::tempdir().unwrap();
+    let a = XAuth::create(dir.path()).unwrap();
+    let xvfb = Xvfb::start_with(true, Some(&a.file));
+    // Without the cookie, or with another one, even this user is refused
+    // (by the server: the socket is reachable).
+    let e = x11rb::connect(Some(&xvfb.display))
+        .err()
+        .map(|e| e.to_string());
+    assert!(e.as_deref().is_some_and(|e| e.contains("uthoriz")), "{e:?}");
+    let e = X11::connect(&xvfb.display, Some(&[7u8; 16])).err();
+    assert!(
+        e.as_deref()
+            .is_some_and(|e| e.contains("MIT-MAGIC-COOKIE-1")),
+        "{e:?}"
+    );
+    // With it: in (and the server was seen to refuse a client without it).
+    X11::connect(&xvfb.display, Some(a.cookie())).unwrap();
+    // Programs given XAUTHORITY find the cookie in the file.
+    let o = Command::new("xauth")
+        .args(["-n", "-f"])
+        .arg(&a.file)
+        .arg("list")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&o.stdout);
+    let hex: String = a.cookie().iter().map(|b| format!("{b:02x}")).collect();
+    assert!(
+        listed.contains("MIT-MAGIC-COOKIE-1") && listed.contains(&hex),
+        "{listed}"
+    );
+}
+
+#[test]
+fn an_open_display_is_refused_as_the_runs_own() {
+    // An Xvfb that never loaded an authority lets every local user in: the
+    // run's own connection refuses to use it.
+    let xvfb = Xvfb::start(true);
+    let e = X11::connect(&xvfb.display, Some(&[7u8; 16])).err();
+    assert!(
+        e.as_deref()
+            .is_some_and(|e| e.contains("without its authority cookie")),
+        "{e:?}"
+    );
 }

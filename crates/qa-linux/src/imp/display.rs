@@ -1,6 +1,15 @@
 //! The X display and session bus a run uses: the host's own (`DISPLAY`,
 //! `DBUS_SESSION_BUS_ADDRESS`) or an owned virtual pair (Xvfb + a private
 //! `dbus-daemon`) started through the run's process owner.
+//!
+//! An owned Xvfb is private to the run: it is started with `-auth` on an
+//! authority file holding one MIT-MAGIC-COOKIE-1 drawn from the OS's
+//! CSPRNG, written 0600 in a fresh 0700 directory of the run's scratch,
+//! and with `-nolisten tcp`. Xvfb then refuses every client without the
+//! cookie on every socket it listens on (the `/tmp/.X11-unix` socket every
+//! user can connect to and the abstract one alike); ui-qa's own connections
+//! send it, and every program the run starts on the display gets
+//! `XAUTHORITY` naming the file.
 
 use qa_core::host::which;
 use qa_core::{Deadline, DriverError, MissingCapability, SessionContext};
@@ -28,6 +37,82 @@ pub(crate) struct DesktopEnv {
     pub owned: bool,
     /// Child handles of Xvfb and dbus-daemon (kept so their pipes stay open).
     pub children: Vec<tokio::process::Child>,
+    /// The owned Xvfb's authority (`None` on the host's display, whose
+    /// clients use the host's own `XAUTHORITY`).
+    pub xauth: Option<XAuth>,
+}
+
+/// The authority name of the cookie an owned Xvfb accepts.
+pub(crate) const COOKIE_NAME: &[u8] = b"MIT-MAGIC-COOKIE-1";
+
+/// `FamilyWild` in an authority file: the entry matches any address.
+const FAMILY_WILD: u16 = 0xffff;
+
+/// The X authority of an owned Xvfb: its cookie and the 0600 file that
+/// holds it (`-auth` for Xvfb, `XAUTHORITY` for every program the run
+/// starts on the display). Never printed: `Debug` shows only the file.
+pub(crate) struct XAuth {
+    /// The authority file.
+    pub file: PathBuf,
+    cookie: [u8; 16],
+}
+
+impl std::fmt::Debug for XAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XAuth")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl XAuth {
+    /// A fresh cookie (16 bytes of the OS's CSPRNG) written to a new file
+    /// `dir/Xauthority`, 0600 whatever the umask (Xvfb must be able to read
+    /// it: an authority it cannot load leaves the display open).
+    pub(crate) fn create(dir: &Path) -> std::io::Result<XAuth> {
+        use std::io::Write;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut cookie = [0u8; 16];
+        getrandom::fill(&mut cookie).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let file = dir.join("Xauthority");
+        // create_new: O_EXCL, so never through a symlink or over a file.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&file)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        f.write_all(&authority_entry(&cookie))?;
+        f.sync_all()?;
+        Ok(XAuth { file, cookie })
+    }
+
+    /// The cookie's bytes (for the run's own connections).
+    pub(crate) fn cookie(&self) -> &[u8] {
+        &self.cookie
+    }
+}
+
+/// One authority file entry (the Xauthority format: big-endian `u16`
+/// family, then the address, the display number, the authority name and
+/// its data, each a big-endian `u16` length and bytes): `FamilyWild` with
+/// an empty address and display number, so it matches the display the
+/// run's Xvfb picks (`-displayfd`) on every transport. The file is only
+/// ever handed to programs the run starts on that display.
+fn authority_entry(cookie: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(10 + COOKIE_NAME.len() + cookie.len());
+    let mut field = |b: &[u8]| {
+        let len = u16::try_from(b.len()).expect("short field");
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(b);
+    };
+    field(&[]); // address
+    field(&[]); // display number
+    field(COOKIE_NAME);
+    field(cookie);
+    let mut entry = FAMILY_WILD.to_be_bytes().to_vec();
+    entry.extend_from_slice(&out);
+    entry
 }
 
 /// The installed `org.a11y.Bus` D-Bus service file (at-spi2-core).
@@ -133,6 +218,7 @@ pub(crate) fn host_env() -> Result<DesktopEnv, DriverError> {
         runtime_dir: None,
         owned: false,
         children: Vec::new(),
+        xauth: None,
     })
 }
 
@@ -214,10 +300,15 @@ pub(crate) async fn start_virtual(
         runtime_dir: Some(rt.clone()),
         owned: true,
         children: Vec::new(),
+        xauth: None,
     };
 
-    let display = start_xvfb(ctx, deadline, &xvfb, &rt, &mut env.children).await?;
+    let (display, xauth) = start_xvfb(ctx, deadline, &xvfb, &rt, &mut env.children).await?;
     env.display = display;
+    // Everything the bus starts (at-spi-bus-launcher sets a property on
+    // the root window) is a client of the display too.
+    let xauthority = xauth.file.clone();
+    env.xauth = Some(xauth);
 
     let services = rt.join("services");
     std::fs::create_dir(&services)
@@ -230,6 +321,7 @@ pub(crate) async fn start_virtual(
     cmd.arg(format!("--config-file={}", conf.display()))
         .args(["--nofork", "--print-address=1"])
         .env("DISPLAY", &env.display)
+        .env("XAUTHORITY", &xauthority)
         .env("XDG_RUNTIME_DIR", &rt)
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .stdin(Stdio::null())
@@ -245,30 +337,53 @@ pub(crate) async fn start_virtual(
     Ok(env)
 }
 
-/// Starts an owned Xvfb on a free display (`-displayfd`), its log in
-/// `dir`; its handle goes to `children` (started or not); the display name
-/// (`:N`).
+/// A fresh private directory `x11-auth-<n>` in the run's scratch (removed
+/// with it, by the watchdog too if ui-qa is killed) holding a new
+/// authority.
+fn new_authority(ctx: &SessionContext) -> Result<XAuth, DriverError> {
+    let fail = |e: String| {
+        DriverError::new(
+            DesktopCode::VirtualDisplayIo,
+            format!("the X authority file: {e}"),
+        )
+    };
+    for i in 0..100u32 {
+        match ctx.evidence.scratch_dir(&format!("x11-auth-{i}")) {
+            Ok(dir) => return XAuth::create(&dir).map_err(|e| fail(e.to_string())),
+            Err(qa_core::evidence::EvidenceError::Exists(_)) => continue,
+            Err(e) => return Err(fail(e.to_string())),
+        }
+    }
+    Err(fail("no free scratch directory name".into()))
+}
+
+/// Starts an owned Xvfb on a free display (`-displayfd`), private to the
+/// run (see the module docs), its log in `dir`; its handle goes to
+/// `children` (started or not); the display name (`:N`) and its authority.
 pub(crate) async fn start_xvfb(
     ctx: &SessionContext,
     deadline: Deadline,
     xvfb: &Path,
     dir: &Path,
     children: &mut Vec<tokio::process::Child>,
-) -> Result<String, DriverError> {
+) -> Result<(String, XAuth), DriverError> {
+    let xauth = new_authority(ctx)?;
     let mut cmd = tokio::process::Command::new(xvfb);
-    cmd.args([
-        "-displayfd",
-        "1",
-        "-screen",
-        "0",
-        "1280x800x24",
-        "-nolisten",
-        "tcp",
-        "-noreset",
-    ])
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(log_file(dir, "xvfb.log"));
+    cmd.arg("-auth")
+        .arg(&xauth.file)
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log_file(dir, "xvfb.log"));
     let mut x = ctx
         .processes
         .spawn(cmd, "xvfb")
@@ -282,7 +397,7 @@ pub(crate) async fn start_xvfb(
             format!("Xvfb reported an unexpected display number {n:?}"),
         ));
     }
-    Ok(format!(":{n}"))
+    Ok((format!(":{n}"), xauth))
 }
 
 fn log_file(dir: &Path, name: &str) -> Stdio {
@@ -319,5 +434,32 @@ pub(crate) fn bus_config(socket: &Path, services: &Path) -> String {
 pub(crate) fn remove_runtime_dir(env: &DesktopEnv) {
     if let Some(d) = &env.runtime_dir {
         let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_authority_file_is_private_and_holds_one_wild_cookie() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = XAuth::create(dir.path()).unwrap();
+        let meta = std::fs::metadata(&a.file).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        let b = std::fs::read(&a.file).unwrap();
+        let mut want = vec![0xff, 0xff, 0, 0, 0, 0, 0, 18];
+        want.extend_from_slice(b"MIT-MAGIC-COOKIE-1");
+        want.extend_from_slice(&[0, 16]);
+        want.extend_from_slice(a.cookie());
+        assert_eq!(b, want);
+        // Fresh randomness each time, never a file written over.
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(XAuth::create(other.path()).unwrap().cookie(), a.cookie());
+        assert!(XAuth::create(dir.path()).is_err());
+        // The cookie is never printed.
+        let shown = format!("{a:?}");
+        assert!(!shown.contains(&format!("{:?}", a.cookie())), "{shown}");
     }
 }

@@ -24,8 +24,9 @@
 //! - `keys` (XTest keyboard) → `capture`
 //! - `tree` (fetching the accessible tree, AT-SPI states and roles) → `bus`, `objref`
 //! - `bus` (the accessibility bus) → `objref`, `display`
-//! - leaves: `objref` (the shared `ObjRef`), `display` (display, session bus, missing
-//!   capabilities), `capture` (X11), `procs` (the target's processes)
+//! - `capture` (X11) → `display`
+//! - leaves: `objref` (the shared `ObjRef`), `display` (display, its X authority, session
+//!   bus, missing capabilities), `procs` (the target's processes)
 //!
 //! Every module may also use `qa-desktop`, which never uses `imp`.
 

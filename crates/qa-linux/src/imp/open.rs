@@ -163,7 +163,7 @@ async fn open_inner(
         deadline.min(Deadline::after_ms(10_000)),
     )
     .await?;
-    let x11 = X11::connect(&env.display).map_err(|e| {
+    let x11 = X11::connect(&env.display, env.xauth.as_ref().map(|a| a.cookie())).map_err(|e| {
         DriverError::blocked(
             DesktopCode::DisplayUnavailable,
             missing(
@@ -214,6 +214,10 @@ async fn open_inner(
             .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1");
         if let Some(rt) = &env.runtime_dir {
             cmd.env("XDG_RUNTIME_DIR", rt);
+        }
+        if let Some(a) = &env.xauth {
+            // The run's own display: only with its cookie.
+            cmd.env("XAUTHORITY", &a.file);
         }
         cmd.envs(&spec.env);
         let (stdout, stderr) = app_logs::sinks(ctx);

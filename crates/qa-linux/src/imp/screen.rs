@@ -6,7 +6,7 @@
 //! that owns it and captured exactly as the desktop driver's windows are.
 
 use super::capture::{CaptureError, XWindow, X11};
-use super::display::{display_missing, missing, private_dir, start_xvfb};
+use super::display::{display_missing, missing, private_dir, start_xvfb, XAuth};
 use super::{procs, video};
 use async_trait::async_trait;
 use qa_core::host::which;
@@ -63,6 +63,7 @@ impl WindowHost for X11Host {
             display: String::new(),
             x11: None,
             dir: None,
+            xauth: None,
             _children: Vec::new(),
         };
         if ctx.options.virtual_display {
@@ -74,12 +75,16 @@ impl WindowHost for X11Host {
             })?;
             screen.dir = Some(dir.clone());
             let xvfb = which("Xvfb").expect("checked");
-            screen.display = start_xvfb(ctx, deadline, &xvfb, &dir, &mut screen._children).await?;
+            let (display, xauth) =
+                start_xvfb(ctx, deadline, &xvfb, &dir, &mut screen._children).await?;
+            screen.display = display;
+            screen.xauth = Some(xauth);
         } else {
             screen.display = std::env::var("DISPLAY").unwrap_or_default();
         }
         let display = screen.display.clone();
-        let x11 = tokio::task::spawn_blocking(move || X11::connect(&display))
+        let cookie = screen.xauth.as_ref().map(|a| a.cookie().to_vec());
+        let x11 = tokio::task::spawn_blocking(move || X11::connect(&display, cookie.as_deref()))
             .await
             .map_err(|e| DriverError::new(DesktopCode::CaptureFailed, e.to_string()))?
             .map_err(|e| {
@@ -104,6 +109,8 @@ struct Screen {
     x11: Option<Arc<X11>>,
     /// The owned Xvfb's private directory (its log), removed at the end.
     dir: Option<PathBuf>,
+    /// The owned Xvfb's authority (its file goes with the run's scratch).
+    xauth: Option<XAuth>,
     /// The owned Xvfb (its pipe stays open while the screen lives; the
     /// run's process owner ends it).
     _children: Vec<tokio::process::Child>,
@@ -141,10 +148,14 @@ impl Screen {
 impl WindowScreen for Screen {
     fn env(&self) -> Vec<(String, String)> {
         let mut v = vec![("DISPLAY".to_string(), self.display.clone())];
-        if self.dir.is_none() {
+        match &self.xauth {
+            // The run's own display: only with its cookie.
+            Some(a) => v.push(("XAUTHORITY".into(), a.file.display().to_string())),
             // The host's display may need its authority file.
-            if let Ok(a) = std::env::var("XAUTHORITY") {
-                v.push(("XAUTHORITY".into(), a));
+            None => {
+                if let Ok(a) = std::env::var("XAUTHORITY") {
+                    v.push(("XAUTHORITY".into(), a));
+                }
             }
         }
         v
