@@ -716,3 +716,93 @@ async fn the_clients_end_of_input_ends_every_session() {
         assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
     }
 }
+
+/// Issue 44: a secret split across elements (`Your key: <b>hunter2-TOP</b>
+/// SECRET-9876`), whose pieces an observation joins with a space, and one
+/// straddling the 200-byte cut of an element's text, leave no piece of
+/// themselves in `observe` (structured content and text content).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observe_redacts_a_split_secret_and_one_cut_by_the_clip() {
+    use std::io::{BufRead, BufReader};
+    const SPLIT: &str = "hunter2-TOPSECRET-9876";
+    const CLIPPED: &str = "Zq8-hunter2-TOPSECRET-9876-abcdef";
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let filler = &"Filler words. ".repeat(20)[..190];
+    std::fs::write(
+        site.join("index.html"),
+        format!(
+            r#"<!doctype html><title>{filler}{CLIPPED}</title><main><h1>Account</h1>
+<p>Your key: <b>hunter2-TOP</b>SECRET-9876</p>
+<ul><li><input type="checkbox"> <span>hunter2-TOP</span><span>SECRET-9876</span></li></ul>
+<p>{filler}{CLIPPED} more</p><button>{filler}{CLIPPED} more</button></main>"#
+        ),
+    )
+    .unwrap();
+    let mut http = std::process::Command::new("python3")
+        .args([
+            "-u",
+            "-m",
+            "http.server",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+        ])
+        .arg(&site)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(http.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .unwrap_or_else(|| panic!("http.server said {line:?}"))
+        .to_string();
+    let base = format!("http://127.0.0.1:{port}");
+    let ws = dir.path().join("ws");
+    let s = Server::start_with_env(
+        &ws,
+        &["--allow-origin", &base],
+        &[
+            ("UI_QA_SECRET_SPLIT", SPLIT),
+            ("UI_QA_SECRET_CLIPPED", CLIPPED),
+        ],
+    )
+    .await;
+    let started = s
+        .ok("start", json!({ "url": format!("{base}/index.html") }))
+        .await;
+    let id = started["session"].as_str().unwrap().to_string();
+    let (err, v, r) = s.call("observe", json!({ "session": id })).await;
+    assert!(!err, "{v:#}");
+    let mut all = v.to_string();
+    for c in &r.content {
+        if let Some(t) = c.as_text() {
+            all.push_str(&t.text);
+        }
+    }
+    for secret in [SPLIT, CLIPPED] {
+        for i in 0..=secret.len() - 6 {
+            let piece = &secret[i..i + 6];
+            assert!(
+                !all.contains(piece),
+                "observe shows {piece:?} of {secret:?}: {v:#}"
+            );
+        }
+    }
+    assert!(
+        all.contains("[REDACTED]") && all.contains("Filler words."),
+        "{v:#}"
+    );
+    s.ok("abort", json!({ "session": id })).await;
+    assert!(s.close().await.success());
+    let _ = http.kill();
+    let _ = http.wait();
+}

@@ -265,3 +265,229 @@ fn a_secret_equal_to_a_word_of_the_result_format_is_never_written_unredacted() {
         }
     }
 }
+
+/// `python3 -m http.server` over `dir`, ended with the test.
+struct Served {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(dir: &Path) -> Served {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new("python3")
+        .args([
+            "-u",
+            "-m",
+            "http.server",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+        ])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .unwrap_or_else(|| panic!("http.server said {line:?}"))
+        .to_string();
+    Served {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+/// `text` holds no 6 bytes in a row of `secret` (any piece of it, so no
+/// prefix and no half of a split).
+#[track_caller]
+fn no_piece_of(secret: &str, what: &str, text: &str) {
+    for i in 0..=secret.len() - 6 {
+        let piece = &secret[i..i + 6];
+        assert!(
+            !text.contains(piece),
+            "{what} shows {piece:?} of the secret:\n{text}"
+        );
+    }
+}
+
+/// The split secret of issue 44: in markup the page shows as one run of
+/// text, whose pieces `inspect` joins with a space.
+const SPLIT: &str = "hunter2-TOPSECRET-9876";
+
+fn split_page(dir: &Path) {
+    std::fs::write(
+        dir.join("split.html"),
+        r#"<!doctype html><title>split</title><main><h1>Account</h1>
+<p>Your key: <b>hunter2-TOP</b>SECRET-9876</p>
+<ul><li><input type="checkbox"> <span>hunter2-TOP</span><span>SECRET-9876</span></li></ul>
+<button>Rotate</button></main>"#,
+    )
+    .unwrap();
+}
+
+/// A secret split across elements, whose pieces `inspect` joins with a
+/// space (`Your key: hunter2-TOP SECRET-9876`, and an unnamed checkbox
+/// `(in "hunter2-TOP SECRET-9876")`), is redacted in the printed tree and
+/// in `--json`.
+#[test]
+fn inspect_redacts_a_secret_split_across_elements_and_joined_with_a_space() {
+    let d = tempfile::tempdir().unwrap();
+    split_page(d.path());
+    let site = serve(d.path());
+    let url = format!("{}/split.html", site.base);
+    for json in [false, true] {
+        let mut c = Command::new(bin());
+        c.arg("inspect");
+        if json {
+            c.arg("--json");
+        }
+        let o = c
+            .arg(&url)
+            .env("UI_QA_SECRET_SPLIT", SPLIT)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        no_piece_of(SPLIT, "inspect", &out);
+        no_piece_of(SPLIT, "inspect's stderr", &err);
+        assert!(
+            out.contains("Rotate") && out.contains("[REDACTED]") && out.contains("checkbox"),
+            "{out}"
+        );
+    }
+}
+
+/// Filler, then a 33-byte secret straddling byte 200 of the element's text
+/// (where names, texts and candidates are cut).
+const CLIPPED: &str = "Zq8-hunter2-TOPSECRET-9876-abcdef";
+
+fn filler() -> String {
+    let f = "Filler words. ".repeat(20);
+    f[..190].to_string()
+}
+
+/// A secret cut by the 200-byte clip leaves no start of it anywhere: the
+/// accessibility snapshots (asked for and on failure), report.html,
+/// result.json (the failing locator's candidates), `--json` and the human
+/// output.
+#[test]
+fn a_secret_straddling_the_clip_leaves_no_start_of_it() {
+    assert_eq!(CLIPPED.len(), 33);
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let text = format!("{}{CLIPPED} and then some more words", filler());
+    std::fs::write(
+        site.join("index.html"),
+        format!(
+            r#"<!doctype html><title>clip</title><main><h1>Account</h1>
+<p>{text}</p><button>{text}</button></main>"#
+        ),
+    )
+    .unwrap();
+    let flow = write(
+        d.path(),
+        "clip.jsonc",
+        r#"{"target":{"serve":"site","url":"/index.html"},
+            "steps":[{"action":"snapshotAccessibility","name":"page"},
+                     {"action":"assertVisible","locator":{"role":"button","name":"Nowhere"},"timeoutMs":300}]}"#,
+    );
+    // `--json`, then the human output.
+    for json in [true, false] {
+        let ws = d.path().join(if json { "ws-json" } else { "ws-human" });
+        let mut c = Command::new(bin());
+        c.arg("run");
+        if json {
+            c.arg("--json");
+        }
+        let o = c
+            .args(["--video", "off", "--workspace"])
+            .arg(&ws)
+            .arg(&flow)
+            .env("UI_QA_SECRET_CLIPPED", CLIPPED)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        no_piece_of(CLIPPED, "stdout", &out);
+        no_piece_of(CLIPPED, "stderr", &err);
+        if !json {
+            // The human output lists the candidates.
+            assert!(
+                format!("{out}{err}").contains("Filler words."),
+                "{out}\n{err}"
+            );
+            continue;
+        }
+        let r: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(r["status"], "FAILED", "{r:#}");
+        let candidates = r["steps"][1]["failure"]["candidates"].to_string();
+        assert!(candidates.contains("Filler words."), "{r:#}");
+        let snapshots = r["artifacts"]["accessibilitySnapshots"].as_array().unwrap();
+        assert_eq!(snapshots.len(), 2, "{r:#}");
+        let ax = std::fs::read_to_string(snapshots[0]["path"].as_str().unwrap()).unwrap();
+        assert!(
+            ax.contains("Filler words.") && ax.contains("Account"),
+            "{ax}"
+        );
+        let run = PathBuf::from(r["evidenceDir"].as_str().unwrap());
+        assert!(run.join("report.html").is_file());
+        let mut checked = 0;
+        for f in walk(&run) {
+            let bytes = std::fs::read(&f).unwrap();
+            no_piece_of(
+                CLIPPED,
+                &f.display().to_string(),
+                &String::from_utf8_lossy(&bytes),
+            );
+            checked += 1;
+        }
+        assert!(checked > 3, "{checked} files");
+    }
+}
+
+/// A terminal program prints a secret split by a hard line break: the
+/// screen `inspect` prints masks both halves.
+#[test]
+fn inspect_masks_a_terminal_secret_split_by_a_line_break() {
+    let script = "printf 'key: hunter2-TOP\\nSECRET-9876\\n> '; read x";
+    for json in [false, true] {
+        let mut c = Command::new(bin());
+        c.arg("inspect");
+        if json {
+            c.arg("--json");
+        }
+        let o = c
+            .args(["--", "sh", "-c", script])
+            .env("UI_QA_SECRET_SPLIT", SPLIT)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        no_piece_of(SPLIT, "inspect", &out);
+        assert!(out.contains("key:"), "{out}");
+    }
+}

@@ -56,6 +56,14 @@ pub struct Secrets {
 struct Entry {
     value: String,
     matcher: Matcher,
+    /// The value's characters other than whitespace, with any run of
+    /// whitespace allowed between them: text joined from pieces (`a b`
+    /// from `<b>a</b>b`), a page's collapsed spaces, a terminal line break.
+    /// `None` when the value has fewer than [`MIN_SECRET_BYTES`] bytes that
+    /// are not whitespace, or more than [`PER_CHAR_MAX`] characters.
+    loose: Option<regex::Regex>,
+    /// The value without its whitespace (for clip points).
+    bare: Vec<char>,
 }
 
 /// One way a secret can be written: a sequence of fragments.
@@ -163,6 +171,8 @@ impl Secrets {
         let entry = Entry {
             value: value.to_string(),
             matcher: compile(&forms_of(value)),
+            loose: loose_of(value),
+            bare: value.chars().filter(|c| !c.is_whitespace()).collect(),
         };
         let mut v = self.entries.write().expect("secrets lock");
         if !v.iter().any(|e| e.value == value) {
@@ -177,11 +187,18 @@ impl Secrets {
     }
 
     /// Byte ranges of `s` that show a secret in any text form, sorted and
-    /// merged (overlapping or touching ranges become one).
+    /// merged (overlapping or touching ranges become one). The raw value
+    /// also matches with whitespace inserted between its characters or its
+    /// own whitespace changed or left out (text joined from pieces with a
+    /// space, a line break in a terminal): a false match is redacted, a
+    /// missed one would leak.
     pub fn find(&self, s: &str) -> Vec<Range<usize>> {
         let mut all = Vec::new();
         for e in self.entries.read().expect("secrets lock").iter() {
             e.matcher.find(s, &mut all);
+            if let Some(l) = &e.loose {
+                all.extend(l.find_iter(s).map(|m| m.range()));
+            }
         }
         all.sort_by_key(|r| r.start);
         let mut out: Vec<Range<usize>> = Vec::with_capacity(all.len());
@@ -194,15 +211,78 @@ impl Secrets {
         out
     }
 
-    /// Replaces every secret in `s`, in any text form, with [`REDACTED`].
+    /// Replaces every secret in `s`, in any text form, with [`REDACTED`] —
+    /// also the raw value with whitespace inserted, changed or left out
+    /// between its characters (see [`Secrets::find`]). A text that ends in
+    /// a clip mark (`…`) right after the start of a secret (a clip made
+    /// before redaction, which left [`MIN_SECRET_BYTES`] or more of it) has
+    /// that start replaced too: a clip never leaves a prefix of a secret.
     pub fn redact<'a>(&self, s: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(s);
-        for e in self.entries.read().expect("secrets lock").iter() {
+        let entries = self.entries.read().expect("secrets lock");
+        for e in entries.iter() {
             if let Cow::Owned(r) = e.matcher.redact(&out) {
                 out = Cow::Owned(r);
             }
+            if let Some(l) = &e.loose {
+                if let Cow::Owned(r) = l.replace_all(&out, regex::NoExpand(REDACTED)) {
+                    out = Cow::Owned(r);
+                }
+            }
+        }
+        if let Some(body) = out.strip_suffix(CLIP_MARK) {
+            let cut = clip_point(&entries, body, body.len());
+            if bare_len(&body[cut..]) >= MIN_SECRET_BYTES {
+                out = Cow::Owned(format!("{}{REDACTED}{CLIP_MARK}", &body[..cut]));
+            }
         }
         out
+    }
+
+    /// `s` redacted ([`Secrets::redact`]), then cut to at most `max` bytes
+    /// (on a character boundary, with `…` added): redaction runs on the
+    /// whole text, so a secret straddling the cut is replaced whole, and
+    /// the cut is moved back before anything at its end that starts a
+    /// secret (replaced with [`REDACTED`] when [`MIN_SECRET_BYTES`] or
+    /// more of it would be left) and before a [`REDACTED`] it would split.
+    /// A clip never leaves a prefix of a secret.
+    pub fn redact_then_clip(&self, s: &str, max: usize) -> String {
+        let r = self.redact(s);
+        if r.len() <= max {
+            return r.into_owned();
+        }
+        self.clip_redacted(&r, max)
+    }
+
+    /// [`Secrets::redact_then_clip`] to at most `max` characters.
+    pub fn redact_then_clip_chars(&self, s: &str, max: usize) -> String {
+        let r = self.redact(s);
+        match r.char_indices().nth(max) {
+            Some((end, _)) => self.clip_redacted(&r, end),
+            None => r.into_owned(),
+        }
+    }
+
+    /// The redacted text `r` cut at or before byte `max`.
+    fn clip_redacted(&self, r: &str, max: usize) -> String {
+        let mut end = max;
+        while !r.is_char_boundary(end) {
+            end -= 1;
+        }
+        // Not inside a `[REDACTED]`.
+        if let Some(m) = r[..end].rfind(REDACTED.as_bytes()[0] as char) {
+            if end < m + REDACTED.len() && r[m..].starts_with(REDACTED) {
+                end = m;
+            }
+        }
+        let entries = self.entries.read().expect("secrets lock");
+        let cut = clip_point(&entries, r, end);
+        let mark = if bare_len(&r[cut..end]) >= MIN_SECRET_BYTES {
+            REDACTED
+        } else {
+            ""
+        };
+        format!("{}{mark}{CLIP_MARK}", r[..cut].trim_end())
     }
 
     /// Redacts secrets that span consecutive `texts` — one element's text
@@ -293,6 +373,26 @@ impl Secrets {
         self.redact_across(&mut texts)
     }
 
+    /// Every string value under `keys` (at any depth) redacted and cut to
+    /// at most `max` bytes ([`Secrets::redact_then_clip`]).
+    pub fn clip_json(&self, value: &mut serde_json::Value, keys: &[&str], max: usize) {
+        use serde_json::Value;
+        match value {
+            Value::Object(o) => {
+                for (k, x) in o.iter_mut() {
+                    match x {
+                        Value::String(s) if keys.contains(&k.as_str()) => {
+                            *s = self.redact_then_clip(s, max);
+                        }
+                        _ => self.clip_json(x, keys, max),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.clip_json(x, keys, max)),
+            _ => {}
+        }
+    }
+
     /// Redacts every string (keys and values) in a JSON value.
     pub fn redact_json(&self, value: &mut serde_json::Value) {
         use serde_json::Value;
@@ -340,6 +440,69 @@ impl Secrets {
             .iter()
             .any(|e| e.matcher.found_in(bytes))
     }
+}
+
+/// What a clip adds at the end of the text it cut.
+pub const CLIP_MARK: &str = "…";
+
+/// The loose matcher of a value (see [`Entry::loose`]).
+fn loose_of(value: &str) -> Option<regex::Regex> {
+    let bare: Vec<char> = value.chars().filter(|c| !c.is_whitespace()).collect();
+    if bare.iter().map(|c| c.len_utf8()).sum::<usize>() < MIN_SECRET_BYTES
+        || value.chars().count() > PER_CHAR_MAX
+    {
+        return None;
+    }
+    let p: Vec<String> = bare.iter().map(|c| regex::escape(&c.to_string())).collect();
+    regex::RegexBuilder::new(&p.join(r"\s*"))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .ok()
+}
+
+/// Bytes of `s` that are not whitespace.
+fn bare_len(s: &str) -> usize {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(char::len_utf8)
+        .sum()
+}
+
+/// Where to cut `s` at or before `end` so that what is kept does not end in
+/// the start of a secret (its characters, whitespace anywhere between
+/// them): `end` moved back past every such ending.
+fn clip_point(entries: &[Entry], s: &str, end: usize) -> usize {
+    /// How far back an ending is looked for.
+    const WINDOW: usize = 4096;
+    let mut end = end;
+    'again: loop {
+        let from = end.saturating_sub(WINDOW);
+        // The earliest start whose text up to `end` starts a secret.
+        for (i, c) in s[..end].char_indices() {
+            if i < from || c.is_whitespace() {
+                continue;
+            }
+            let tail = &s[i..end];
+            if entries.iter().any(|e| starts(&e.bare, tail)) {
+                end = i;
+                continue 'again;
+            }
+        }
+        return end;
+    }
+}
+
+/// Whether `tail` (not empty) is the start of `bare`, whitespace aside.
+fn starts(bare: &[char], tail: &str) -> bool {
+    let mut want = bare.iter();
+    let mut any = false;
+    for c in tail.chars().filter(|c| !c.is_whitespace()) {
+        match want.next() {
+            Some(&w) if w == c => any = true,
+            _ => return false,
+        }
+    }
+    any
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -708,6 +871,119 @@ mod across_tests {
 }
 
 #[cfg(test)]
+mod joined_and_clipped_tests {
+    use super::*;
+
+    const SECRET: &str = "hunter2-TOPSECRET-9876-abcdefghij";
+
+    fn set() -> Secrets {
+        let s = Secrets::new();
+        s.add(SECRET);
+        s
+    }
+
+    /// No 6 bytes or more of the secret's start are in `text`.
+    #[track_caller]
+    fn no_prefix(text: &str) {
+        for n in 6..=SECRET.len() {
+            assert!(!text.contains(&SECRET[..n]), "{n} bytes of it in {text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_joined_from_pieces_with_whitespace_is_redacted() {
+        let s = set();
+        // Pieces joined with a space, a terminal line break, collapsed or
+        // added whitespace.
+        for text in [
+            "Your key: hunter2-TOP SECRET-9876-abcdefghij.",
+            "Your key: hunter2-TOP\nSECRET-9876-abcdefghij.",
+            "Your key: hunter2-TOP \n  SECRET-9876 -abcdefghij.",
+            "Your key: hunter2-TOP\u{a0}SECRET-9876-abcdefghij.",
+        ] {
+            let red = s.redact(text);
+            assert_eq!(red, "Your key: [REDACTED].", "{text:?}");
+            assert_eq!(s.find(text).len(), 1, "{text:?}");
+        }
+        // A secret with its own space, shown with the space collapsed or doubled.
+        let t = Secrets::new();
+        t.add("hunter2-TOP SECRET-9876");
+        for text in [
+            "hunter2-TOP SECRET-9876",
+            "hunter2-TOP  SECRET-9876",
+            "hunter2-TOPSECRET-9876",
+        ] {
+            assert_eq!(t.redact(&format!("k {text}!")), "k [REDACTED]!", "{text:?}");
+        }
+        // Across texts joined with nothing, one of them ending in a space.
+        let (mut a, mut b) = (
+            "Key: hunter2-TOP ".to_string(),
+            "SECRET-9876-abcdefghij".to_string(),
+        );
+        assert_eq!(s.redact_across(&mut [&mut a, &mut b]), 2);
+        no_prefix(&a);
+        no_prefix(&b);
+        // Whitespace alone does not match.
+        assert_eq!(s.redact("hunter2 TOP"), "hunter2 TOP");
+    }
+
+    #[test]
+    fn redact_then_clip_never_leaves_a_prefix() {
+        let s = set();
+        for fill in 150..200 {
+            let text = format!("{}{SECRET} and more text after it", "f".repeat(fill));
+            let out = s.redact_then_clip(&text, 200);
+            no_prefix(&out);
+            assert!(
+                out.ends_with(CLIP_MARK) || out.ends_with("after it"),
+                "{out}"
+            );
+            assert!(out.len() <= 200 + REDACTED.len() + CLIP_MARK.len(), "{out}");
+            assert!(!out.contains("[REDAC…"), "{out}");
+        }
+        // The text straddling the cut is the secret: replaced whole.
+        let text = format!("{}{SECRET} tail", "x".repeat(190));
+        assert_eq!(
+            s.redact_then_clip(&text, 200),
+            format!("{}{REDACTED}…", "x".repeat(190))
+        );
+        // Only the start of the secret is in the text (its end is elsewhere):
+        // the clip goes before it.
+        let text = format!("{}{}", "y".repeat(190), &SECRET[..19]);
+        assert!(text.len() > 200 || s.redact_then_clip(&text, 200) == text);
+        let long = format!("{}{} {}", "y".repeat(180), &SECRET[..19], "z".repeat(50));
+        let out = s.redact_then_clip(&long, 195);
+        no_prefix(&out);
+        assert_eq!(out, format!("{}{REDACTED}…", "y".repeat(180)));
+        // A short text is only redacted; an ordinary long one is cut.
+        assert_eq!(s.redact_then_clip("short", 200), "short");
+        assert_eq!(s.redact_then_clip("abcdef", 3), "abc…");
+        assert_eq!(s.redact_then_clip("ää", 3), "ä…");
+    }
+
+    #[test]
+    fn a_clip_made_before_redaction_loses_the_start_it_left() {
+        let s = set();
+        // Clipped to 200 bytes elsewhere (the page, another driver), then redacted.
+        let clipped = format!("{}{}…", "f".repeat(181), &SECRET[..19]);
+        let red = s.redact(&clipped);
+        no_prefix(&red);
+        assert_eq!(red, format!("{}{REDACTED}…", "f".repeat(181)));
+        // With whitespace in it, too.
+        let red = s.redact("key: hunter2-TOP SECR…");
+        assert_eq!(red, "key: [REDACTED]…");
+        // Text without a clip mark, or a start shorter than 4 bytes, stays.
+        assert_eq!(s.redact("ends in hunter2-TO"), "ends in hunter2-TO");
+        assert_eq!(s.redact("ends in hun…"), "ends in hun…");
+        assert_eq!(s.redact("Loading…"), "Loading…");
+        // In JSON values too.
+        let mut v = serde_json::json!({"name": clipped});
+        s.redact_json_values(&mut v);
+        no_prefix(&v.to_string());
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -872,7 +1148,9 @@ mod tests {
         assert_eq!(s.redact(text), text);
         assert!(!s.found_in(text.as_bytes()));
         let t = set("hunter22");
-        let ordinary = "hunter2 aHVudGVy hunter-22 68756e746572 hunter 22";
+        // (`hunter 22` is redacted: whitespace between a secret's characters
+        // may have been inserted by a join.)
+        let ordinary = "hunter2 aHVudGVy hunter-22 68756e746572 hunter 2";
         assert_eq!(t.redact(ordinary), ordinary);
         assert!(!t.found_in(ordinary.as_bytes()));
     }

@@ -103,8 +103,18 @@ impl AxSnapshot {
     /// split across the names, values or texts of several elements, which
     /// shows in no single one.
     pub fn to_redacted_json(&self, secrets: &Secrets) -> Vec<u8> {
+        self.to_redacted_json_clipped(secrets, usize::MAX)
+    }
+
+    /// [`AxSnapshot::to_redacted_json`] with every name, value, text and
+    /// description cut to at most `max` bytes after it was redacted
+    /// ([`Secrets::redact_then_clip`]): the cut never leaves part of a
+    /// secret.
+    pub fn to_redacted_json_clipped(&self, secrets: &Secrets, max: usize) -> Vec<u8> {
+        const TEXTS: &[&str] = &["name", "value", "text", "description"];
         let mut doc = serde_json::to_value(self).unwrap_or_default();
-        secrets.redact_json_across(&mut doc, &["name", "value", "text", "description"]);
+        secrets.redact_json_across(&mut doc, TEXTS);
+        secrets.clip_json(&mut doc, TEXTS, max);
         // Keys are the format's own names: a secret equal to one cannot
         // break the document.
         secrets.redact_json_values(&mut doc);

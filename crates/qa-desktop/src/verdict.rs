@@ -2,7 +2,6 @@
 //! element's) text matches, an element is in a state or holds a value.
 //! Everything a verdict reports as observed is redacted and bounded.
 
-use crate::locate::truncate;
 use crate::node::Fields;
 use crate::platform::{DesktopPlatform, TopWindow};
 use crate::resolve::{resolve_once, Resolved, LOCATE_CAP};
@@ -88,7 +87,7 @@ pub async fn text<P: DesktopPlatform + ?Sized>(
             if m.matches(&t) {
                 Verdict::Holds
             } else {
-                let seen = format!("{:?}", redact(secrets, &truncate(&t, OBSERVED_CHARS)));
+                let seen = format!("{:?}", secrets.redact_then_clip_chars(&t, OBSERVED_CHARS));
                 Verdict::NotYet {
                     observed: format!("text is {seen}"),
                     mismatch: Some(Box::new(
@@ -140,7 +139,7 @@ pub async fn state<P: DesktopPlatform + ?Sized>(
             if value.as_ref().is_some_and(|m| m.matches(&v)) {
                 Verdict::Holds
             } else {
-                let seen = format!("{:?}", redact(secrets, &truncate(&v, OBSERVED_CHARS)));
+                let seen = format!("{:?}", secrets.redact_then_clip_chars(&v, OBSERVED_CHARS));
                 Verdict::NotYet {
                     observed: format!("value is {seen}"),
                     mismatch: Some(Box::new(

@@ -186,9 +186,19 @@ mod tests {
     }
 
     #[test]
+    fn finds_a_secret_split_by_a_hard_line_break_or_spaces() {
+        // Printed in two lines: both halves are masked (whitespace between
+        // a secret's characters may be a line break or a join).
+        let rows = masked_rows(20, 3, b"key: s3c\r\nret9 ok\r\n", "s3cret9");
+        assert_eq!(rows[..2], ["key: ###", "#### ok"]);
+        let rows = masked_rows(20, 2, b"s3cre t9!", "s3cret9");
+        assert_eq!(rows[0], "########!");
+    }
+
+    #[test]
     fn leaves_other_text_and_sets_without_secrets_alone() {
-        let rows = masked_rows(20, 2, b"s3cre t9 s3cret", "s3cret9");
-        assert_eq!(rows[0], "s3cre t9 s3cret");
+        let rows = masked_rows(20, 2, b"s3cre-t9 s3cret", "s3cret9");
+        assert_eq!(rows[0], "s3cre-t9 s3cret");
         let t = term_with(10, 2, b"anything");
         assert!(secret_cells(&t, &Secrets::new()).iter().all(|m| !m));
     }

@@ -25,13 +25,24 @@ pub(crate) const MAX_AX_NODES: usize = 5000;
 pub(crate) const WHOLE_TREE_ELEMENTS: u64 = 2000;
 /// The deepest node kept.
 const MAX_AX_DEPTH: usize = 200;
-const MAX_AX_STRING: usize = 200;
+/// The most bytes of one name, value or text shown (in the snapshot file,
+/// an observation, `inspect`). The cut is made after redaction, on the
+/// redacted text ([`qa_core::Secrets::redact_then_clip`]): a secret
+/// straddling it is never left in part.
+pub(crate) const MAX_AX_STRING: usize = 200;
 
+/// The most bytes of one text held before it is redacted and cut to
+/// [`MAX_AX_STRING`]: far past that cut, so what the cut keeps was redacted
+/// whole (and what ends at this bound is never shown).
+pub(crate) const MAX_AX_READ: usize = 4096;
+
+/// `s` bounded to [`MAX_AX_READ`] bytes, to be redacted and then cut to
+/// [`MAX_AX_STRING`].
 pub(crate) fn clip(s: &str) -> String {
-    if s.len() <= MAX_AX_STRING {
+    if s.len() <= MAX_AX_READ {
         return s.to_string();
     }
-    let mut end = MAX_AX_STRING;
+    let mut end = MAX_AX_READ;
     while !s.is_char_boundary(end) {
         end -= 1;
     }
@@ -186,7 +197,9 @@ pub(crate) async fn ax_snapshot(
     };
     // A secret split across elements (`<span>ab</span><span>cd</span>`)
     // shows in no single name: redacted across them, as pictures mask it.
-    let bytes = tree.to_redacted_json(evidence.secrets());
+    // Names and values are cut to their shown length after that, on the
+    // redacted text.
+    let bytes = tree.to_redacted_json_clipped(evidence.secrets(), MAX_AX_STRING);
     publish(
         evidence,
         ArtifactGroup::AccessibilitySnapshots,
@@ -384,7 +397,10 @@ mod tests {
 
     #[test]
     fn compact_skips_ignored_and_bounds_strings() {
-        let long = "x".repeat(500);
+        // A secret straddles byte 200 (where the file cuts names); the
+        // whole name is longer than what is held.
+        let secret = "Zq8-hunter2-TOPSECRET-9876-abcdef";
+        let long = format!("{}{secret}{}", "x".repeat(190), "y".repeat(5000));
         let nodes = vec![
             json!({ "nodeId": "1", "role": { "value": "RootWebArea" }, "name": { "value": "T" }, "childIds": ["2"] }),
             json!({ "nodeId": "2", "parentId": "1", "ignored": true, "role": { "value": "generic" }, "childIds": ["3"] }),
@@ -395,7 +411,16 @@ mod tests {
         let b = &t["nodes"][0]["children"][0];
         assert_eq!(b["role"], "button");
         assert_eq!(b["states"][0], "disabled");
-        assert!(b["name"].as_str().unwrap().len() < 210);
+        assert!(b["name"].as_str().unwrap().len() <= MAX_AX_READ + 3);
+        // The file: redacted whole, then cut; no start of the secret left.
+        let secrets = qa_core::Secrets::new();
+        secrets.add(secret);
+        let file = compact_ax(&nodes).to_redacted_json_clipped(&secrets, MAX_AX_STRING);
+        let v: Value = serde_json::from_slice(&file).unwrap();
+        let name = v["nodes"][0]["children"][0]["name"].as_str().unwrap();
+        assert_eq!(name, format!("{}[REDACTED]…", "x".repeat(190)));
+        let text = String::from_utf8(file).unwrap();
+        assert!(!text.contains("Zq8-hu"), "{text}");
     }
 
     /// Every node in a compacted tree.

@@ -7,12 +7,12 @@
 //! without a name carries the text of the item or row around it. A very
 //! big page's tree is read node by node up to a bound, so its top is
 //! listed and the listing says it is cut.
-use super::ax::{self, clip, states_of};
+use super::ax::{self, clip, states_of, MAX_AX_STRING};
 use crate::cdp::commands::{DescribeBackendNode, GetBoxModel, GetFullAxTree};
 use crate::codes::WebCode;
 use crate::page::{DomOp, Page, Resolved};
 use qa_core::observe::{suggest_locator, Bounds, ObservedElement, MAX_ELEMENTS};
-use qa_core::{Deadline, DriverError};
+use qa_core::{Deadline, DriverError, Secrets};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -82,9 +82,13 @@ struct Raw {
     joins: bool,
 }
 
-/// Lists the elements of the page (main frame).
+/// Lists the elements of the page (main frame). Names, values and the
+/// text around unnamed controls are redacted whole — joined runs of text
+/// included, and a secret split across elements — and only then cut to
+/// [`MAX_AX_STRING`] bytes, so a cut never leaves part of a secret.
 pub(crate) async fn elements(
     page: &Page,
+    secrets: &Secrets,
     deadline: Deadline,
 ) -> Result<(Vec<ObservedElement>, bool), DriverError> {
     let failed = |e: crate::cdp::CdpError| DriverError::new(WebCode::AxFailed, e.to_string());
@@ -124,10 +128,13 @@ pub(crate) async fn elements(
         }
         v
     };
+    // Locators are suggested from the names as read (cut as shown, not
+    // redacted: they must find the element); the runner redacts them.
     let roles: Vec<(String, String)> = raw
         .iter()
-        .map(|r| (r.role.clone(), r.name.clone()))
+        .map(|r| (r.role.clone(), shown(&r.name)))
         .collect();
+    let (raw, contexts) = redacted(raw, contexts, secrets);
     let mut out = Vec::with_capacity(raw.len());
     let mut next_ref = 1;
     for (i, r) in raw.iter().enumerate() {
@@ -189,6 +196,42 @@ pub(crate) async fn elements(
         });
     }
     Ok((out, truncated))
+}
+
+/// A name cut to [`MAX_AX_STRING`] bytes, not redacted (for locators).
+fn shown(s: &str) -> String {
+    Secrets::new().redact_then_clip(s, MAX_AX_STRING)
+}
+
+/// Names, values and contexts redacted — across consecutive texts too
+/// ([`Secrets::redact_across`]) — and then cut to [`MAX_AX_STRING`] bytes.
+fn redacted(
+    mut raw: Vec<Raw>,
+    contexts: Vec<Option<String>>,
+    secrets: &Secrets,
+) -> (Vec<Raw>, Vec<Option<String>>) {
+    {
+        let mut texts: Vec<&mut String> = Vec::with_capacity(raw.len());
+        for r in raw.iter_mut() {
+            texts.push(&mut r.name);
+            if let Some(v) = r.value.as_mut() {
+                texts.push(v);
+            }
+        }
+        secrets.redact_across(&mut texts);
+    }
+    for r in raw.iter_mut() {
+        r.name = secrets.redact_then_clip(&r.name, MAX_AX_STRING);
+        r.value = r
+            .value
+            .as_deref()
+            .map(|v| secrets.redact_then_clip(v, MAX_AX_STRING));
+    }
+    let contexts = contexts
+        .into_iter()
+        .map(|c| c.map(|c| secrets.redact_then_clip(&c, MAX_AX_STRING)))
+        .collect();
+    (raw, contexts)
 }
 
 /// Adjacent pieces of text of one parent (`2` and ` items left`) as one.

@@ -5,6 +5,9 @@
 // called as (op, spec, arg) and returning plain JSON.
 async (op, spec, arg) => {
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  // A text cut for a message ends in the clip mark, so that redaction in
+  // the runner knows it was cut (and never leaves the start of a secret).
+  const cut = (s, n) => (s.length > n ? s.slice(0, n) + '\u2026' : s);
   const matchText = (actual, want, exact) => {
     actual = norm(actual);
     if (exact) return actual === norm(want);
@@ -352,7 +355,7 @@ async (op, spec, arg) => {
     if (r.list.length !== 1) return null;
     const el = r.list[0];
     const b = el.getBoundingClientRect();
-    return { role: roleOf(el), name: (accName(el) || '').slice(0, 200), x: b.x, y: b.y, w: b.width, h: b.height };
+    return { role: roleOf(el), name: cut(accName(el) || '', 200), x: b.x, y: b.y, w: b.width, h: b.height };
   }
   if (op === 'candidates') {
     // For a failure message: the elements a locator matched (when it
@@ -361,7 +364,7 @@ async (op, spec, arg) => {
     const info = (e) => {
       const name = accName(e);
       const t = ownText(e);
-      let text = t === null ? '' : norm(t).slice(0, 200);
+      let text = t === null ? '' : cut(norm(t), 200);
       if (text === name) text = '';
       const bits = [describe(e)];
       if (!isVisible(e)) bits.push('not visible');
