@@ -87,3 +87,127 @@ fn swapping_the_run_directory_fails_the_run_closed() {
     let moved = Path::new(&format!("{}.moved", run.display())).join("result.json");
     assert!(std::fs::symlink_metadata(&moved).unwrap().is_file());
 }
+
+/// A quick terminal flow.
+#[cfg(target_os = "linux")]
+const QUICK: &str =
+    r#"{"target":{"command":{"argv":["true"]}},"steps":[{"action":"assertProcessExited"}]}"#;
+
+/// Runs `argv` as uid/gid 65534 with no supplementary groups.
+#[cfg(target_os = "linux")]
+fn as_nobody(argv: &[&str]) {
+    let ok = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(argv)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "as 65534: {argv:?}");
+}
+
+/// Whether `dir` holds nothing at all.
+#[cfg(target_os = "linux")]
+fn empty(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().next().is_none()
+}
+
+/// A temporary directory other users may traverse.
+#[cfg(target_os = "linux")]
+fn open_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_ui_qa_symlink_in_another_users_project_is_refused_and_nothing_is_written_there() {
+    let dir = open_tempdir();
+    let (proj, target) = (dir.path().join("proj"), dir.path().join("target"));
+    let (p, t) = (proj.to_str().unwrap(), target.to_str().unwrap());
+    // The other user's project, whose `.ui-qa` links to a directory of theirs.
+    for d in [&proj, &target] {
+        std::fs::create_dir(d).unwrap();
+        std::os::unix::fs::lchown(d, Some(65534), Some(65534)).unwrap();
+    }
+    as_nobody(&["ln", "-s", t, &format!("{p}/.ui-qa")]);
+    as_nobody(&[
+        "sh",
+        "-c",
+        &format!("printf '%s' '{QUICK}' > {p}/flow.jsonc"),
+    ]);
+    let run = |extra: &[&str]| {
+        std::process::Command::new(common::bin())
+            .arg("run")
+            .args(extra)
+            .arg(proj.join("flow.jsonc"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    // The default workspace: refused, naming the owner and the fix.
+    let o = run(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("uid 65534"), "{err}");
+    assert!(err.contains("--workspace"), "{err}");
+    // The link named as the workspace: never followed.
+    let o = run(&["--workspace", &format!("{p}/.ui-qa")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("symlink"), "{err}");
+    // The MCP server's default workspace in that project: refused too.
+    let o = std::process::Command::new(common::bin())
+        .arg("mcp")
+        .current_dir(&proj)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("uid 65534") && err.contains("--workspace"),
+        "{err}"
+    );
+    assert!(
+        empty(&target),
+        "evidence was written through the other user's link: {:?}",
+        walk(&target)
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_ui_qa_another_user_planted_in_a_shared_parent_is_not_adopted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = open_tempdir();
+    // A shared sticky parent (like /tmp) where the other user made `.ui-qa`,
+    // and root's own private project in it, without `.git`.
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let planted = shared.join(".ui-qa");
+    as_nobody(&["mkdir", planted.to_str().unwrap()]);
+    let mine = shared.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let flow = write(&mine, "flow.jsonc", QUICK);
+    let o = std::process::Command::new(common::bin())
+        .args(["run", "--json"])
+        .arg(&flow)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The search stopped at the world-writable parent: the project is
+    // root's own directory.
+    let evidence = r["evidenceDir"].as_str().unwrap();
+    assert!(
+        Path::new(evidence).starts_with(mine.join(".ui-qa/runs")),
+        "{evidence}"
+    );
+    assert!(empty(&planted), "the planted .ui-qa was adopted");
+}

@@ -1,6 +1,9 @@
 //! A run's scratch (the browser profile, with cookies and session state)
 //! is never left at rest when `ui-qa` is killed: its watchdog removes it,
-//! and when the watchdog is gone too, the next run in the workspace does.
+//! and when the watchdog is gone too, the next run in the workspace does
+//! (or, once the workspace is gone, any later run of the same user). The
+//! sweep removes only what this user's runs made and can prove dead: what
+//! another user plants never makes it remove a live run's profile.
 
 mod common;
 
@@ -128,6 +131,27 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
         profile.join("Default").is_dir(),
         "scratch left at rest after the double kill"
     );
+    end_browser(&work, &profile);
+    // The next run in the same workspace removes it before it starts.
+    let quick = write(dir.path(), "quick.jsonc", QUICK);
+    let (code, r) = common::run_json(&quick, &ws, &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert!(!work.exists(), "the orphaned scratch was not swept");
+    assert!(
+        !profile.exists(),
+        "the orphaned browser profile was not swept: {}",
+        profile.display()
+    );
+}
+
+/// A quick terminal flow.
+const QUICK: &str =
+    r#"{"target":{"command":{"argv":["true"]}},"steps":[{"action":"assertProcessExited"}]}"#;
+
+/// Ends, by hand, every process naming the run's scratch or profile, and
+/// waits until none is left (a browser still running would make its
+/// profile directory again).
+fn end_browser(work: &Path, profile: &Path) {
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -139,8 +163,6 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
             kill9(pid);
         }
     }
-    // Its processes are gone before the sweep (a browser still running
-    // would make its profile directory again).
     assert!(wait_until(Duration::from_secs(30), || {
         std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
             std::fs::read(e.path().join("cmdline")).map_or(true, |c| {
@@ -148,18 +170,154 @@ fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
             })
         })
     }));
-    // The next run in the same workspace removes it before it starts.
-    let quick = write(
-        dir.path(),
-        "quick.jsonc",
-        r#"{"target":{"command":{"argv":["true"]}},"steps":[{"action":"assertProcessExited"}]}"#,
-    );
-    let (code, r) = common::run_json(&quick, &ws, &[], |_| {});
+}
+
+#[test]
+fn a_killed_runs_profile_is_swept_even_when_its_workspace_is_gone() {
+    let (dir, ws, mut child, work) = start_holding();
+    let profile = real_profile(&work);
+    let (wd, _) = watchdog_of(child.id()).expect("the run's watchdog");
+    kill9(wd);
+    assert!(wait_until(Duration::from_secs(30), || !alive(wd as u64)));
+    kill9(child.id());
+    let _ = child.wait();
+    end_browser(&work, &profile);
+    // The workspace is deleted: no sweep of a run there will find the
+    // profile any more.
+    std::fs::remove_dir_all(&ws).unwrap();
+    assert!(profile.join("Default").is_dir(), "{}", profile.display());
+    // Any later run of the same user, in another workspace, removes it.
+    let quick = write(dir.path(), "quick.jsonc", QUICK);
+    let (code, r) = common::run_json(&quick, &dir.path().join("other-ws"), &[], |_| {});
     assert_eq!(code, 0, "{r:#}");
-    assert!(!work.exists(), "the orphaned scratch was not swept");
     assert!(
         !profile.exists(),
-        "the orphaned browser profile was not swept: {}",
+        "the orphaned browser profile outlived its workspace: {}",
         profile.display()
     );
+}
+
+#[test]
+fn the_browser_profile_is_owner_only_inside() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, _ws, mut child, work) = start_holding();
+    let profile = real_profile(&work);
+    for p in [profile.clone(), profile.join("Default")] {
+        let mode = std::fs::symlink_metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{} is {mode:o}", p.display());
+    }
+    kill9(child.id());
+    let _ = child.wait();
+}
+
+/// Runs `script` with `sh -c` as uid/gid 65534, no supplementary groups.
+fn as_nobody(script: &str) {
+    let ok = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "sh",
+            "-c",
+        ])
+        .arg(script)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "as 65534: {script}");
+}
+
+#[test]
+fn a_planted_owner_file_never_sweeps_a_live_runs_profile() {
+    use std::os::unix::fs::PermissionsExt;
+    // A live run, held until the test writes `done.txt` into its site.
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        r#"<h1 id="s">waiting</h1><script>
+async function poll() {
+  const r = await fetch('/done.txt', { cache: 'no-store' });
+  if (r.ok) document.getElementById('s').textContent = 'done';
+  else setTimeout(poll, 500);
+}
+setTimeout(poll, 500);
+</script>"#,
+    )
+    .unwrap();
+    let flow = write(
+        dir.path(),
+        "gated.jsonc",
+        r#"{"timeoutMs":150000,"target":{"serve":"site","url":"/index.html"},
+            "steps":[{"action":"assertText","locator":{"role":"heading"},"equals":"done","timeoutMs":140000}]}"#,
+    );
+    let ws = dir.path().join("ws");
+    let child = Command::new(bin())
+        .args(["run", "--json", "--video", "off", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(120), || stage_started(&ws, "step 1")),
+        "the run never reached its step"
+    );
+    let work = profile_in_use(&ws).expect("a profile in use");
+    let link = std::fs::read_link(work.join("chromium-profile"))
+        .expect("as root, the profile is the helper user's, linked from work/");
+    let profile = link.to_str().unwrap().to_string();
+
+    // The other user's project: a run whose owner is dead, linking to the
+    // live run's profile (whose base anyone can list in /dev/shm).
+    let other = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(other.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let proj = other.path().join("proj");
+    let plant = |runs: &str| {
+        format!(
+            "mkdir -p {runs}/x/work && echo '999999999 1' > {runs}/x/work/.owner && \
+             ln -s {profile} {runs}/x/work/chromium-profile"
+        )
+    };
+    std::fs::create_dir(&proj).unwrap();
+    std::os::unix::fs::lchown(&proj, Some(65534), Some(65534)).unwrap();
+    as_nobody(&format!(
+        "printf '%s' '{QUICK}' > {p}/flow.jsonc && {}",
+        plant(&format!("{}/.ui-qa/runs", proj.display())),
+        p = proj.display()
+    ));
+    // Root runs a flow there: the project is refused, nothing is swept.
+    let o = Command::new(bin())
+        .arg("run")
+        .arg(proj.join("flow.jsonc"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // And a workspace of root's whose `runs/` others may write in: the
+    // sweep takes nothing another user made there.
+    let mine = dir.path().join("mine");
+    std::fs::create_dir_all(mine.join("runs")).unwrap();
+    std::fs::set_permissions(mine.join("runs"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    as_nobody(&plant(&mine.join("runs").display().to_string()));
+    let quick = write(dir.path(), "quick.jsonc", QUICK);
+    let (code, r) = common::run_json(&quick, &mine, &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert!(
+        Path::new(&profile).join("Default").is_dir(),
+        "the live run's profile was swept: {profile}"
+    );
+    // The live run goes on and passes.
+    std::fs::write(site.join("done.txt"), "done").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{r:#}");
+    assert_eq!(r["status"], "PASSED", "{r:#}");
 }

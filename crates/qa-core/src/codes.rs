@@ -124,6 +124,8 @@ error_codes! {
         EvidenceExists = "evidence.exists",
         /// The run directory or a file in it was replaced during the run; the run fails closed.
         EvidenceSwapped = "evidence.swapped",
+        /// The workspace, or the project directory the default workspace would be made in, belongs to another user; it is never adopted (pass `--workspace` with a directory of your own).
+        EvidenceForeignOwner = "evidence.owner",
         /// Writing evidence failed with an I/O error.
         EvidenceIo = "evidence.io",
         /// A driver was asked to do something its surface does not support.

@@ -127,7 +127,13 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
     let workspace = match &args.workspace {
         Some(w) => w.clone(),
         None => match flows.first() {
-            Some((_, (f, _))) => project_workspace(&f.base_dir, args.quiet),
+            Some((_, (f, _))) => match project_workspace(&f.base_dir, args.quiet) {
+                Ok(w) => w,
+                Err(e) => {
+                    eprintln!("error: {}", output::clean(&e.to_string()));
+                    return exit::INVALID;
+                }
+            },
             None => PathBuf::from(".ui-qa"),
         },
     };
@@ -306,12 +312,19 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
 /// may reach. When the project is only the flow's own directory (no `.git`
 /// or `.ui-qa` above it) and `.ui-qa` does not exist yet, the note says
 /// that flows below it now treat that directory as their project.
-fn project_workspace(base_dir: &Path, quiet: bool) -> PathBuf {
+///
+/// A project root or `.ui-qa` of another user, or a `.ui-qa` that is a
+/// symlink, is refused (`qa_core::evidence::default_workspace`): another
+/// user's directory is never adopted as the place for evidence.
+fn project_workspace(
+    base_dir: &Path,
+    quiet: bool,
+) -> Result<PathBuf, qa_core::evidence::EvidenceError> {
     let base = base_dir
         .canonicalize()
         .unwrap_or_else(|_| base_dir.to_path_buf());
     let root = qa_core::flow::project_root(&base);
-    let ws = root.join(".ui-qa");
+    let ws = qa_core::evidence::default_workspace(&root)?;
     if !quiet && !ws.exists() && !root.join(".git").exists() {
         eprintln!(
             "ui-qa: evidence goes to {} (new); flows in {} and below now take it as their project root (pass --workspace DIR to keep evidence elsewhere)",
@@ -319,5 +332,5 @@ fn project_workspace(base_dir: &Path, quiet: bool) -> PathBuf {
             output::clean_path(&root)
         );
     }
-    ws
+    Ok(ws)
 }

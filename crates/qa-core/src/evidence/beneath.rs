@@ -140,19 +140,55 @@ mod imp {
     }
 
     impl Dir {
-        /// Opens an existing directory by path, refusing a symlink as its
-        /// last component.
-        pub(in crate::evidence) fn open(path: &Path) -> io::Result<Dir> {
-            let p = cstr(path.as_os_str())?;
+        /// Opens the directory at `path` — absolute and canonical — without
+        /// following a symlink at any component: `openat2` from `/` with
+        /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, else one component at a
+        /// time with `O_NOFOLLOW | O_DIRECTORY`. A symlink on the way (one
+        /// swapped in after the path was resolved) fails with `ELOOP`.
+        pub(in crate::evidence) fn open_no_symlinks(path: &Path) -> io::Result<Dir> {
+            if !path.is_absolute() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not an absolute path",
+                ));
+            }
+            let root = File::open("/")?;
+            let rel = path.strip_prefix("/").unwrap_or(path);
+            if rel.as_os_str().is_empty() {
+                return Ok(Dir { file: root });
+            }
+            let comps = plain_components(rel)?;
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+            if let Some(r) = openat2(&root, rel, flags, 0) {
+                return r.map(|file| Dir { file });
+            }
+            let mut cur = root;
+            for c in comps {
+                cur = openat(&cur, c, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
+            }
+            Ok(Dir { file: cur })
+        }
+
+        /// The user owning the directory.
+        pub(in crate::evidence) fn owner(&self) -> io::Result<u32> {
+            use std::os::unix::fs::MetadataExt;
+            Ok(self.file.metadata()?.uid())
+        }
+
+        /// Creates the new directory `name` (one component, 0700) beneath
+        /// this one and opens it; fails if anything is there.
+        pub(in crate::evidence) fn create_dir(&self, name: &Path) -> io::Result<Dir> {
+            let (parent, last) = walk_parent(&self.file, name)?;
+            let n = cstr(last)?;
             #[allow(unsafe_code)]
-            // SAFETY: open with a NUL-terminated path.
-            let fd = unsafe {
-                libc::open(
-                    p.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                )
-            };
-            Ok(Dir { file: check(fd)? })
+            // SAFETY: mkdirat with a valid dirfd and a NUL-terminated name.
+            let r = unsafe { libc::mkdirat(parent.as_raw_fd(), n.as_ptr(), 0o700) };
+            if r != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(Dir {
+                file: openat(&parent, last, libc::O_RDONLY | libc::O_DIRECTORY, 0)?,
+            })
         }
 
         /// The handle's `(device, inode)`.
@@ -267,6 +303,21 @@ mod imp {
                 file: open_dir(path)?,
                 path: path.to_path_buf(),
             })
+        }
+        pub(in crate::evidence) fn open_no_symlinks(path: &Path) -> io::Result<Dir> {
+            let mut p = std::path::PathBuf::new();
+            for c in path.components() {
+                p.push(c);
+                if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(io::Error::new(io::ErrorKind::InvalidInput, "symlink"));
+                }
+            }
+            Dir::open(path)
+        }
+        pub(in crate::evidence) fn create_dir(&self, name: &Path) -> io::Result<Dir> {
+            let p = refuse_links(&self.path, name)?;
+            std::fs::create_dir(&p)?;
+            Dir::open(&p)
         }
         pub(in crate::evidence) fn identity(&self) -> io::Result<Identity> {
             Ok((0, 0))

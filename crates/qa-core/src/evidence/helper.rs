@@ -8,6 +8,7 @@
 //! ```text
 //! <tmp>/ui-qa-<random>/          root, 0711 (nothing to list)
 //!                      work/     root, 0711
+//!                           .owner    root, 0600: the ui-qa process (pid, start time)
 //!                           <name>/   the helper user, 0700
 //! ```
 //!
@@ -21,7 +22,10 @@
 //! helper user and root only. The run's own `work/<name>` is a symlink to
 //! the leaf, so a person (or a later run's sweep) finds it where every other
 //! scratch directory is. It is removed with the run's scratch, by the
-//! watchdog if the runner dies, and by the sweep of a later run if both die.
+//! watchdog if the runner dies, and by the sweep of a later run if both die:
+//! the sweep of a run in the same workspace, or of any later run of the same
+//! user (which looks in the shared roots), once the process its `.owner`
+//! names is gone — so a profile never outlives a workspace that was deleted.
 
 use super::{io_err, EvidenceError, HelperAccess, HelperUser};
 use std::fs;
@@ -133,6 +137,7 @@ pub(super) fn create_base() -> Result<PathBuf, EvidenceError> {
             Ok(()) => {
                 traversable_dir(&base.join("work"))?;
                 crate::process::guard_scratch(&base.join("work"));
+                super::write_owner_file(&base.join("work").join(super::OWNER_FILE))?;
                 return Ok(base);
             }
             Err(e @ EvidenceError::Exists(_)) => last = Some(e),
@@ -176,6 +181,47 @@ pub(super) fn remove_base(base: &Path) -> Result<(), EvidenceError> {
     Ok(())
 }
 
+/// The process a base's owner file (`work/.owner`) names, when ui-qa wrote
+/// it (see `read_owner_file`).
+pub(super) fn base_owner(base: &Path) -> Option<(u32, u64)> {
+    super::read_owner_file(&base.join("work").join(super::OWNER_FILE))
+}
+
+/// Whether `name` has the shape of a base's name: `ui-qa-<24 hex digits>`.
+fn base_name(name: &str) -> bool {
+    name.strip_prefix(PREFIX)
+        .is_some_and(|h| h.len() == 24 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Removes the bases in the shared roots that this user's runs made and
+/// whose process is gone (its watchdog killed too, and its workspace
+/// deleted, so no other sweep finds them): a directory named like a base,
+/// not a symlink, of this user and writable by no one else, with an owner
+/// file of ui-qa's naming a process that is no longer running. Anything
+/// else — another user's base, one without an owner file, one whose
+/// process still runs — is left alone.
+pub(super) fn sweep_orphaned_bases() {
+    for root in known_roots() {
+        let Ok(entries) = fs::read_dir(&root) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if !e.file_name().to_str().is_some_and(base_name) {
+                continue;
+            }
+            let base = e.path();
+            if !super::own_private_dir(&base) || !super::own_private_dir(&base.join("work")) {
+                continue;
+            }
+            if let Some((pid, start)) = base_owner(&base) {
+                if !crate::process::identity_running(pid, start) {
+                    let _ = remove_base(&base);
+                }
+            }
+        }
+    }
+}
+
 /// The base a run's `work/<entry>` symlink points into, when it is one of
 /// ours: `<a known root>/ui-qa-<hex>/work/<name>`, the base a real directory
 /// owned by this process's user.
@@ -192,17 +238,11 @@ pub(super) fn base_of_link(link: &Path) -> Option<PathBuf> {
         && known_roots()
             .iter()
             .any(|r| Some(r.as_path()) == base.parent())
-        && name
-            .strip_prefix(PREFIX)
-            .is_some_and(|h| h.len() == 24 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        && base_name(name);
     if !ours {
         return None;
     }
-    let m = fs::symlink_metadata(base).ok()?;
-    // SAFETY: geteuid(2) cannot fail and touches no memory.
-    #[allow(unsafe_code)]
-    let me = unsafe { libc::geteuid() };
-    (m.is_dir() && std::os::unix::fs::MetadataExt::uid(&m) == me).then(|| base.to_path_buf())
+    super::own_private_dir(base).then(|| base.to_path_buf())
 }
 
 #[cfg(test)]

@@ -180,6 +180,18 @@ pub enum EvidenceError {
     /// no longer names what ui-qa wrote.
     #[error("evidence.swapped: {0} was replaced during the run; its evidence cannot be trusted")]
     Swapped(PathBuf),
+    /// The workspace (or the project it would be made in) belongs to
+    /// another user than the one ui-qa runs as: that user could redirect or
+    /// read evidence there, so it is never adopted.
+    #[error("evidence.owner: {path} belongs to {owner}, not to {me} that ui-qa runs as; evidence is never written in another user's directory. Pass --workspace DIR with a directory of your own")]
+    ForeignOwner {
+        /// The directory.
+        path: PathBuf,
+        /// Its owner (`uid N (name)`).
+        owner: String,
+        /// The user ui-qa runs as, the same way.
+        me: String,
+    },
     /// Any other I/O error.
     #[error("evidence.io: {path}: {source}")]
     Io {
@@ -199,6 +211,7 @@ impl EvidenceError {
             EvidenceError::Symlink(_) => CoreCode::EvidenceSymlink,
             EvidenceError::Exists(_) => CoreCode::EvidenceExists,
             EvidenceError::Swapped(_) => CoreCode::EvidenceSwapped,
+            EvidenceError::ForeignOwner { .. } => CoreCode::EvidenceForeignOwner,
             EvidenceError::Io { .. } => CoreCode::EvidenceIo,
         }
     }
@@ -269,19 +282,6 @@ fn create_private_dir(p: &Path) -> Result<(), EvidenceError> {
     b.create(p).map_err(io_err(p))
 }
 
-/// Ensures a private directory exists and is not a symlink.
-fn ensure_private_dir(p: &Path) -> Result<(), EvidenceError> {
-    refuse_symlink(p)?;
-    match create_private_dir(p) {
-        Ok(()) => Ok(()),
-        Err(EvidenceError::Exists(_)) => {
-            refuse_symlink(p)?;
-            Ok(())
-        }
-        Err(e) => Err(e),
-    }
-}
-
 /// Creates a new private file (0600) that must not exist; never follows a symlink.
 pub fn create_private_file(p: &Path) -> Result<File, EvidenceError> {
     let mut o = OpenOptions::new();
@@ -297,45 +297,230 @@ pub fn create_private_file(p: &Path) -> Result<File, EvidenceError> {
 /// The file in `work/` that names the process owning a run's scratch.
 const OWNER_FILE: &str = ".owner";
 
+/// The user ui-qa runs as (its effective uid).
+#[cfg(unix)]
+fn my_uid() -> u32 {
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::geteuid()
+    }
+}
+
+/// `uid N (name)`, the name from the user database when it has one.
+#[cfg(unix)]
+fn user_label(uid: u32) -> String {
+    let mut pw = std::mem::MaybeUninit::<libc::passwd>::uninit();
+    let mut buf = vec![0 as libc::c_char; 4096];
+    let mut out: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: getpwuid_r fills `pw` and `buf` (its length given) and sets
+    // `out` to `pw` on success; the name is read only then, while `buf`
+    // lives.
+    #[allow(unsafe_code)]
+    let name = unsafe {
+        let r = libc::getpwuid_r(uid, pw.as_mut_ptr(), buf.as_mut_ptr(), buf.len(), &mut out);
+        if r == 0 && !out.is_null() && !(*out).pw_name.is_null() {
+            Some(
+                std::ffi::CStr::from_ptr((*out).pw_name)
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        } else {
+            None
+        }
+    };
+    match name {
+        Some(n) => format!("uid {uid} ({n})"),
+        None => format!("uid {uid}"),
+    }
+}
+
+/// Fails with [`EvidenceError::ForeignOwner`] unless `owner` is the user
+/// ui-qa runs as.
+#[cfg(unix)]
+fn check_owner(path: &Path, owner: u32) -> Result<(), EvidenceError> {
+    let me = my_uid();
+    if owner == me {
+        Ok(())
+    } else {
+        Err(EvidenceError::ForeignOwner {
+            path: path.to_path_buf(),
+            owner: user_label(owner),
+            me: user_label(me),
+        })
+    }
+}
+
+/// Checks the directory a default workspace (`<root>/.ui-qa`) would be
+/// made or found in: the project root must belong to the user ui-qa runs
+/// as, and a `.ui-qa` there must be a directory of that user, not a
+/// symlink. Answers the workspace path. A project of another user is
+/// refused with [`EvidenceError::ForeignOwner`] (which names the owner and
+/// `--workspace`), never adopted. Not on Unix: no check.
+pub fn default_workspace(root: &Path) -> Result<PathBuf, EvidenceError> {
+    let ws = root.join(".ui-qa");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(root).map_err(io_err(root))?;
+        check_owner(root, m.uid())?;
+        if let Ok(m) = fs::symlink_metadata(&ws) {
+            if m.file_type().is_symlink() {
+                return Err(EvidenceError::Symlink(ws));
+            }
+            check_owner(&ws, m.uid())?;
+        }
+    }
+    Ok(ws)
+}
+
+/// Opens the workspace, creating it (0700, with any missing parent) when it
+/// does not exist, and answers its canonical path. Its parent is resolved
+/// (a symlink there is the caller's choice); the workspace itself is
+/// opened beneath that without following a symlink at any component, must
+/// be a directory (a symlink is refused with [`EvidenceError::Symlink`])
+/// and must belong to the user ui-qa runs as
+/// ([`EvidenceError::ForeignOwner`]).
+pub fn open_workspace(workspace: &Path) -> Result<PathBuf, EvidenceError> {
+    workspace_dir(workspace).map(|(p, _)| p)
+}
+
+/// [`open_workspace`], with the workspace held open.
+fn workspace_dir(workspace: &Path) -> Result<(PathBuf, beneath::Dir), EvidenceError> {
+    let abs = if workspace.is_absolute() {
+        workspace.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(io_err(workspace))?
+            .join(workspace)
+    };
+    // A path ending in `..` (or `/`) has no name of its own: resolve it.
+    let abs = match abs.file_name() {
+        Some(_) => abs,
+        None => abs.canonicalize().map_err(io_err(workspace))?,
+    };
+    let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
+        return Err(EvidenceError::UnsafeName(workspace.display().to_string()));
+    };
+    if !parent.exists() {
+        // Private whatever the umask: the mode is 0700 before the umask
+        // can only take bits away.
+        let mut b = fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(parent).map_err(io_err(parent))?;
+    }
+    let parent = parent.canonicalize().map_err(io_err(parent))?;
+    let ws = parent.join(name);
+    let above = beneath::Dir::open_no_symlinks(&parent).map_err(io_err(&parent))?;
+    let dir = above.ensure_dir(Path::new(name)).map_err(io_err(&ws))?;
+    #[cfg(unix)]
+    check_owner(&ws, dir.owner().map_err(io_err(&ws))?)?;
+    Ok((ws, dir))
+}
+
+/// What an owner file (`.owner`: `<pid> <start time>`) names, when it is
+/// one ui-qa wrote: a regular file (not a symlink) of the user ui-qa runs
+/// as, not writable by anyone else, a few bytes long.
+fn read_owner_file(p: &Path) -> Option<(u32, u64)> {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let f = o.open(p).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() || m.len() > 64 {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if m.uid() != my_uid() || m.mode() & 0o022 != 0 {
+            return None;
+        }
+    }
+    let mut text = String::new();
+    f.take(64).read_to_string(&mut text).ok()?;
+    let mut words = text.split_whitespace().map(str::parse::<u64>);
+    let (Some(Ok(pid)), Some(Ok(start)), None) = (words.next(), words.next(), words.next()) else {
+        return None;
+    };
+    Some((u32::try_from(pid).ok()?, start))
+}
+
+/// Writes the owner file `p` naming this process, when it has an identity
+/// (Linux): created fresh, 0600, never through a symlink.
+fn write_owner_file(p: &Path) -> Result<(), EvidenceError> {
+    if let Some((pid, start)) = crate::process::self_identity() {
+        let mut f = create_private_file(p)?;
+        let _ = writeln!(f, "{pid} {start}");
+    }
+    Ok(())
+}
+
+/// Whether `p` (not followed) is a directory of the user ui-qa runs as
+/// that no one else may write in.
+fn own_private_dir(p: &Path) -> bool {
+    let Ok(m) = fs::symlink_metadata(p) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if m.uid() != my_uid() || m.mode() & 0o022 != 0 {
+            return false;
+        }
+    }
+    m.is_dir()
+}
+
 /// Removes the `work/` scratch of earlier runs in this workspace whose
 /// owning process is gone (killed before it could clean up, and with no
 /// watchdog left to do it): a browser profile or other run state is never
-/// left at rest. Only a scratch directory with an owner file naming a
-/// process that is no longer running is removed; symlinks are never
-/// followed.
+/// left at rest. Only what this user's runs made and can be proved dead is
+/// removed: the run directory, its `work/` and the owner file in it must
+/// be this user's (not symlinks, not writable by others), and the owner
+/// file must name a process that is no longer running. A helper's scratch
+/// base linked from `work/` goes only when its own owner file names that
+/// same dead process (a link to another run's base is just unlinked).
+/// Symlinks are never followed.
 fn sweep_orphaned_scratch(runs: &Path) {
     let Ok(entries) = fs::read_dir(runs) else {
         return;
     };
     for e in entries.flatten() {
-        let work = e.path().join("work");
-        let Ok(meta) = fs::symlink_metadata(&work) else {
-            continue;
-        };
-        if !meta.is_dir() || e.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
+        let run = e.path();
+        let work = run.join("work");
+        if !own_private_dir(&run) || !own_private_dir(&work) {
             continue;
         }
-        let Ok(owner) = fs::read_to_string(work.join(OWNER_FILE)) else {
+        let Some((pid, start)) = read_owner_file(&work.join(OWNER_FILE)) else {
             continue;
         };
-        let mut words = owner.split_whitespace().map(str::parse::<u64>);
-        let (Some(Ok(pid)), Some(Ok(start))) = (words.next(), words.next()) else {
+        if crate::process::identity_running(pid, start) {
             continue;
-        };
-        let Ok(pid) = u32::try_from(pid) else {
-            continue;
-        };
-        if !crate::process::identity_running(pid, start) {
-            // A helper's scratch outside the run, linked from `work/`.
-            #[cfg(unix)]
-            for entry in fs::read_dir(&work).into_iter().flatten().flatten() {
-                if let Some(base) = helper::base_of_link(&entry.path()) {
+        }
+        // A helper's scratch outside the run, linked from `work/`.
+        #[cfg(unix)]
+        for entry in fs::read_dir(&work).into_iter().flatten().flatten() {
+            if let Some(base) = helper::base_of_link(&entry.path()) {
+                if helper::base_owner(&base) == Some((pid, start)) {
                     let _ = helper::remove_base(&base);
                 }
             }
-            let _ = fs::remove_dir_all(&work);
         }
+        let _ = fs::remove_dir_all(&work);
     }
+    // Helper bases whose runs' workspaces are gone.
+    #[cfg(unix)]
+    helper::sweep_orphaned_bases();
 }
 
 /// The `file:` URI of an absolute path.
@@ -377,26 +562,22 @@ impl Evidence {
         secrets: Arc<Secrets>,
     ) -> Result<Evidence, EvidenceError> {
         check_name(run_id)?;
-        if !workspace.exists() {
-            // Private whatever the umask: the mode is 0700 before the umask
-            // can only take bits away.
-            let mut b = fs::DirBuilder::new();
-            b.recursive(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::DirBuilderExt;
-                b.mode(0o700);
-            }
-            b.create(workspace).map_err(io_err(workspace))?;
-        }
-        let ws = workspace.canonicalize().map_err(io_err(workspace))?;
+        let (ws, ws_dir) = workspace_dir(workspace)?;
         let runs = ws.join("runs");
-        ensure_private_dir(&runs)?;
+        let runs_dir = ws_dir
+            .ensure_dir(Path::new("runs"))
+            .map_err(io_err(&runs))?;
+        #[cfg(unix)]
+        check_owner(&runs, runs_dir.owner().map_err(io_err(&runs))?)?;
         sweep_orphaned_scratch(&runs);
         let run_dir = runs.join(run_id);
-        refuse_symlink(&run_dir)?;
-        create_private_dir(&run_dir)?;
-        let root = beneath::Dir::open(&run_dir).map_err(io_err(&run_dir))?;
+        let root = runs_dir
+            .create_dir(Path::new(run_id))
+            .map_err(io_err(&run_dir))
+            .map_err(|e| match (e, refuse_symlink(&run_dir)) {
+                (EvidenceError::Exists(_), Err(link)) => link,
+                (e, _) => e,
+            })?;
         let root_id = root.identity().map_err(io_err(&run_dir))?;
         let e = Evidence {
             run_dir,
@@ -458,10 +639,7 @@ impl Evidence {
             Ok(()) => {
                 // Who owns it, for the sweep of a later run; and the
                 // watchdog removes it if this process dies first.
-                if let Some((pid, start)) = crate::process::self_identity() {
-                    let mut f = create_private_file(&work.join(OWNER_FILE))?;
-                    let _ = writeln!(f, "{pid} {start}");
-                }
+                write_owner_file(&work.join(OWNER_FILE))?;
                 crate::process::guard_scratch(&work);
             }
             Err(EvidenceError::Exists(_)) => refuse_symlink(&work)?,
@@ -919,6 +1097,90 @@ mod tests {
         let dm = fs::metadata(e.run_dir()).unwrap().permissions().mode() & 0o777;
         assert_eq!(fm, 0o600);
         assert_eq!(dm, 0o700);
+    }
+
+    /// Whether the tests run as root (and so may hand files to another uid).
+    #[cfg(unix)]
+    fn root() -> bool {
+        my_uid() == 0
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_workspace_that_is_a_symlink_or_another_users_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let elsewhere = t.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let link = t.path().join("ws");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        let err = Evidence::create(&link, "r", Arc::new(Secrets::new())).unwrap_err();
+        assert!(matches!(err, EvidenceError::Symlink(_)), "{err}");
+        assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
+        if !root() {
+            return;
+        }
+        let theirs = t.path().join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        std::os::unix::fs::lchown(&theirs, Some(65534), Some(65534)).unwrap();
+        let err = Evidence::create(&theirs, "r", Arc::new(Secrets::new())).unwrap_err();
+        assert!(matches!(err, EvidenceError::ForeignOwner { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("uid 65534") && msg.contains("--workspace"),
+            "{msg}"
+        );
+        assert!(fs::read_dir(&theirs).unwrap().next().is_none());
+        // The default workspace of a project of theirs is refused up front.
+        let err = default_workspace(&theirs).unwrap_err();
+        assert!(matches!(err, EvidenceError::ForeignOwner { .. }), "{err}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_sweep_takes_only_what_this_user_made_and_can_prove_dead() {
+        use std::os::unix::fs::symlink;
+        // A live run's helper base (this process owns it).
+        let live = helper::create_base().unwrap();
+        fs::create_dir(live.join("work/profile")).unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let runs = ws.path().join("runs");
+        fs::create_dir(&runs).unwrap();
+        // A run of ours whose owner is dead, linking to the live base: its
+        // own scratch goes, the live base stays.
+        let dead = runs.join("dead/work");
+        fs::DirBuilder::new().recursive(true).create(&dead).unwrap();
+        for d in [runs.join("dead"), dead.clone()] {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&d, fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        let mut f = create_private_file(&dead.join(OWNER_FILE)).unwrap();
+        writeln!(f, "999999999 1").unwrap();
+        symlink(live.join("work/profile"), dead.join("profile")).unwrap();
+        sweep_orphaned_scratch(&runs);
+        assert!(!dead.exists(), "a dead run's scratch is swept");
+        assert!(live.join("work/profile").is_dir(), "a live base is kept");
+        if root() {
+            // Another user's planted run: never swept, never followed.
+            let planted = runs.join("planted/work");
+            fs::DirBuilder::new()
+                .recursive(true)
+                .create(&planted)
+                .unwrap();
+            fs::write(planted.join(OWNER_FILE), "999999999 1\n").unwrap();
+            symlink(live.join("work/profile"), planted.join("profile")).unwrap();
+            for p in [
+                runs.join("planted"),
+                planted.clone(),
+                planted.join(OWNER_FILE),
+                planted.join("profile"),
+            ] {
+                std::os::unix::fs::lchown(&p, Some(65534), Some(65534)).unwrap();
+            }
+            sweep_orphaned_scratch(&runs);
+            assert!(planted.join(OWNER_FILE).exists());
+            assert!(live.join("work/profile").is_dir());
+        }
+        helper::remove_base(&live).unwrap();
     }
 
     #[test]

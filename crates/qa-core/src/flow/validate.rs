@@ -54,12 +54,47 @@ pub(crate) fn validate_viewport(kind: TargetKind, vp: Option<&Viewport>) -> Resu
 
 /// The project a flow belongs to: the nearest directory at or above
 /// `base_dir` holding `.git` or `.ui-qa`; without one, `base_dir` itself.
+///
+/// On Unix the search never climbs into a directory where another user
+/// could have planted a marker: it stops below the first directory that
+/// is writable by everyone (`/tmp`, sticky or not) or that belongs to
+/// neither the owner of `base_dir` nor root, and a marker that itself
+/// belongs to another user is not taken. So a `.ui-qa` another user put in
+/// a shared parent never becomes the project root of someone else's flow.
 pub fn project_root(base_dir: &Path) -> PathBuf {
-    base_dir
-        .ancestors()
-        .find(|a| a.join(".git").exists() || a.join(".ui-qa").is_dir())
-        .unwrap_or(base_dir)
-        .to_path_buf()
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(first) = std::fs::metadata(base_dir) else {
+            return base_dir.to_path_buf();
+        };
+        let trusted = |uid: u32| uid == first.uid() || uid == 0;
+        for (i, a) in base_dir.ancestors().enumerate() {
+            let Ok(m) = std::fs::metadata(a) else {
+                break;
+            };
+            if i > 0 && (!trusted(m.uid()) || m.mode() & 0o002 != 0) {
+                break;
+            }
+            let marker = |name: &str| {
+                std::fs::symlink_metadata(a.join(name)).is_ok_and(|m| {
+                    trusted(m.uid()) && (name == ".git" || m.is_dir() || m.file_type().is_symlink())
+                })
+            };
+            if marker(".git") || marker(".ui-qa") {
+                return a.to_path_buf();
+            }
+        }
+        base_dir.to_path_buf()
+    }
+    #[cfg(not(unix))]
+    {
+        base_dir
+            .ancestors()
+            .find(|a| a.join(".git").exists() || a.join(".ui-qa").is_dir())
+            .unwrap_or(base_dir)
+            .to_path_buf()
+    }
 }
 
 /// `p` with `.` and `..` folded away, without touching the file system.
@@ -388,5 +423,44 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
             }
             Ok(Target::Desktop(a))
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::project_root;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_project_search_stops_below_a_world_writable_parent() {
+        let t = tempfile::tempdir().unwrap();
+        let shared = t.path().join("shared");
+        let mine = shared.join("mine");
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::create_dir(shared.join(".ui-qa")).unwrap();
+        assert_eq!(project_root(&mine), shared, "a marker above is taken");
+        // Anyone may write in the parent (like /tmp): its marker is not.
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert_eq!(project_root(&mine), mine);
+    }
+
+    #[test]
+    fn a_marker_of_another_user_is_never_taken() {
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        #[allow(unsafe_code)]
+        if unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let mine = t.path().join("p/mine");
+        std::fs::create_dir_all(&mine).unwrap();
+        let planted = t.path().join("p/.ui-qa");
+        std::fs::create_dir(&planted).unwrap();
+        std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).unwrap();
+        assert_eq!(project_root(&mine), mine);
+        // Nor is a directory of another user climbed into.
+        std::os::unix::fs::lchown(&planted, Some(0), Some(0)).unwrap();
+        std::os::unix::fs::lchown(t.path().join("p"), Some(65534), Some(65534)).unwrap();
+        assert_eq!(project_root(&mine), mine);
     }
 }

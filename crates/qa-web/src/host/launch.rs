@@ -283,7 +283,17 @@ fn high_cloexec(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedF
 /// credential service. Handed to the browser's user when it has its own.
 fn preferences(profile: &Path, user: Option<HelperUser>) -> std::io::Result<()> {
     let dir = profile.join("Default");
-    std::fs::create_dir(&dir)?;
+    // Owner-only like the rest of the profile (Chromium writes with umask
+    // 077): 0700 before the umask, which can only take bits away.
+    #[cfg(unix)]
+    let b = {
+        let mut b = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b
+    };
+    #[cfg(not(unix))]
+    let b = std::fs::DirBuilder::new();
+    b.create(&dir)?;
     let prefs = r#"{"credentials_enable_service":false,"profile":{"password_manager_enabled":false,"password_manager_leak_detection":false}}"#;
     let mut f = qa_core::evidence::create_private_file(&dir.join("Preferences"))
         .map_err(|e| std::io::Error::other(e.to_string()))?;
