@@ -17,7 +17,6 @@ use crate::pump::spawn_pump;
 use crate::record;
 use crate::recorders::Recorders;
 use crate::shared::Shared;
-use crate::state::bounded;
 use crate::steps;
 use async_trait::async_trait;
 use qa_core::flow::{BrowserTarget, ColorScheme, ReducedMotion, StepTargetKind, Target};
@@ -437,7 +436,13 @@ async fn base_url(
 }
 
 /// Waits for the main page to be attached and contained (asking for one
-/// if Chromium opened none within 2 s).
+/// if Chromium attached no page at all within 2 s).
+///
+/// A page that attached but is still being contained is waited for, never
+/// doubled: on a busy machine containment can take longer than 2 s, and a
+/// second blank page made then raced the first for the main page (the
+/// loser became a "popup" in front of it, and the start navigation was
+/// aborted or its page closed under it).
 async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, DriverError> {
     let mut rx = sh.changed.subscribe();
     let mut created = false;
@@ -458,7 +463,8 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
                     "Chromium opened no page to drive",
                 ));
             }
-            if !created {
+            let page_attached = sh.st().session_type.values().any(|k| k == "page");
+            if !created && !page_attached {
                 created = true;
                 let blank = CreateTarget {
                     url: "about:blank".into(),
@@ -553,7 +559,7 @@ impl SurfaceSession for WebSession {
         let st = self.page.sh.st();
         Ok(SurfaceState::Page {
             url: split_url(&info.url).0,
-            title: bounded(&info.title, 200),
+            title: self.ctx.secrets.redact_then_clip(&info.title, 200),
             ready_state: info.ready,
             console_errors: u32::try_from(st.console_errors()).unwrap_or(u32::MAX),
             blocked_requests,
@@ -565,7 +571,8 @@ impl SurfaceSession for WebSession {
         &mut self,
         deadline: Deadline,
     ) -> Result<qa_core::observe::Observation, DriverError> {
-        let (elements, truncated) = artifacts::elements(&self.page, deadline).await?;
+        let secrets = &self.ctx.secrets;
+        let (elements, truncated) = artifacts::elements(&self.page, secrets, deadline).await?;
         let info = self
             .page
             .dom::<PageInfo>(&DomOp::PageInfo, deadline.min(Deadline::after_ms(4000)))
@@ -574,7 +581,8 @@ impl SurfaceSession for WebSession {
         Ok(qa_core::observe::Observation {
             id: String::new(),
             url: info.as_ref().map(|i| split_url(&i.url).0),
-            title: info.map(|i| bounded(&i.title, 200)),
+            // Redacted whole, then cut: the cut never leaves part of a secret.
+            title: info.map(|i| secrets.redact_then_clip(&i.title, 200)),
             elements,
             truncated,
             screen: None,

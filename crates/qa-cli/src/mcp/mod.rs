@@ -1,9 +1,11 @@
 //! `ui-qa mcp`: interactive sessions and flow runs for an agent over the
 //! Model Context Protocol on stdio. What sessions may reach is fixed by
 //! the server's flags ([`policy`]); tools are in [`server`]; replies are
-//! shaped in [`reply`]. When the client goes away (end of input) or the
-//! server is stopped, every session is aborted within the cleanup bound.
+//! shaped in [`reply`]; every line of input is answered ([`frame`]). When
+//! the client goes away (end of input) or the server is stopped, every
+//! session is aborted within the cleanup bound.
 
+pub mod frame;
 pub mod policy;
 pub mod reply;
 pub mod server;
@@ -41,9 +43,10 @@ pub struct McpArgs {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub max_sessions: u16,
     /// Workspace for runs and evidence; flow files for the `run` tool are
-    /// named relative to it and must be inside it.
-    #[arg(long, default_value = ".ui-qa", value_name = "DIR")]
-    pub workspace: PathBuf,
+    /// named relative to it and must be inside it. Default: `.ui-qa` in the
+    /// current directory, which must be yours (never another user's).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
 }
 
 /// Builds the policy from the flags, or says which flag is wrong.
@@ -60,18 +63,19 @@ fn policy(args: &McpArgs) -> Result<policy::Policy, String> {
     };
     let commands = programs("--allow-command", &args.allow_command)?;
     let apps = programs("--allow-app", &args.allow_app)?;
-    std::fs::create_dir_all(&args.workspace).map_err(|e| {
-        format!(
-            "--workspace {}: cannot be created: {e}",
-            args.workspace.display()
-        )
-    })?;
-    let workspace = args.workspace.canonicalize().map_err(|e| {
-        format!(
-            "--workspace {}: cannot be resolved: {e}",
-            args.workspace.display()
-        )
-    })?;
+    // The workspace is opened without following a symlink and must be
+    // this user's; the default one is refused in another user's directory.
+    let workspace = match &args.workspace {
+        Some(w) => qa_core::evidence::open_workspace(w)
+            .map_err(|e| format!("--workspace {}: {e}", w.display()))?,
+        None => {
+            let here = std::env::current_dir()
+                .map_err(|e| format!("the current directory cannot be resolved: {e}"))?;
+            qa_core::evidence::default_workspace(&here)
+                .and_then(|w| qa_core::evidence::open_workspace(&w))
+                .map_err(|e| e.to_string())?
+        }
+    };
     Ok(policy::Policy {
         origins,
         commands,
@@ -104,7 +108,8 @@ pub async fn run(args: &McpArgs, options: RunOptions) -> u8 {
         ..options
     };
     let server = server::UiQa::new(policy, options, usize::from(args.max_sessions));
-    let running = match server.clone().serve(rmcp::transport::stdio()).await {
+    let io = frame::filtered(tokio::io::stdin(), tokio::io::stdout());
+    let running = match server.clone().serve(io).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: the MCP client did not initialize: {e}");

@@ -12,8 +12,12 @@
 //! (`Target.setAutoAttach{flatten:true}`): a call or event carries its
 //! `sessionId` at the top level.
 //!
-//! I/O runs on plain threads (a reader blocked on the pipe and writes done
-//! under a mutex), never on the tokio runtime.
+//! I/O runs on plain threads, never on the tokio runtime: a reader blocked
+//! on the pipe, and a writer fed by a bounded queue. A call only queues its
+//! message, so a browser that stops reading (SIGSTOPped, hung) can never
+//! block the caller: the call waits for its answer under its own bound, and
+//! once the queue is full further calls fail at once
+//! ([`CdpError::Stalled`]).
 
 use super::events::{AttachedToTarget, DetachedFromTarget, Event, TargetCrashed};
 use crate::codes::WebCode;
@@ -23,7 +27,8 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -71,6 +76,16 @@ pub enum CdpError {
         /// The target crashed (rather than closed or detached).
         crashed: bool,
     },
+    /// The browser has not read what was already sent to it (the queue
+    /// toward it is full): the call was not sent.
+    Stalled {
+        /// The method that was not sent.
+        method: String,
+        /// The target's kind (`browser` for the browser session).
+        kind: String,
+        /// Bytes waiting for the browser to read them.
+        waiting: usize,
+    },
     /// No answer before the call's bound.
     Timeout {
         /// The method that was called.
@@ -90,7 +105,7 @@ impl CdpError {
             CdpError::Closed => WebCode::CdpClosed,
             CdpError::TargetClosed { crashed: true, .. } => WebCode::CdpTargetCrashed,
             CdpError::TargetClosed { .. } => WebCode::CdpTargetClosed,
-            CdpError::Timeout { .. } => WebCode::CdpTimeout,
+            CdpError::Stalled { .. } | CdpError::Timeout { .. } => WebCode::CdpTimeout,
         }
     }
 
@@ -118,6 +133,14 @@ impl std::fmt::Display for CdpError {
                 f,
                 "the {kind} target {} before it answered {method}",
                 if *crashed { "crashed" } else { "closed" }
+            ),
+            CdpError::Stalled {
+                method,
+                kind,
+                waiting,
+            } => write!(
+                f,
+                "the browser has not read the {waiting} bytes already sent to it (stopped or hung); {method} to the {kind} target was not sent"
             ),
             CdpError::Timeout {
                 method,
@@ -169,10 +192,25 @@ struct Book {
 
 type Pending = Arc<Mutex<Book>>;
 
+/// The queue toward the writer thread, which owns the browser's input (its
+/// fd 3).
+struct Outbox {
+    tx: SyncSender<Vec<u8>>,
+    /// Bytes queued or being written.
+    waiting: Arc<AtomicUsize>,
+}
+
+/// Messages the queue toward the browser holds at most.
+const MAX_QUEUED: usize = 4096;
+
+/// Bytes the queue toward the browser holds at most (uploads are the
+/// largest messages a flow sends).
+const MAX_QUEUED_BYTES: usize = 256 << 20;
+
 /// The connection.
 pub struct Cdp {
-    /// The browser's input (its fd 3); `None` once closed.
-    writer: Mutex<Option<File>>,
+    /// The queue toward the browser's input; `None` once closed.
+    writer: Mutex<Option<Outbox>>,
     pending: Pending,
     next_id: AtomicU64,
     open: Arc<AtomicBool>,
@@ -202,8 +240,14 @@ impl Cdp {
         let (tx, rx) = mpsc::unbounded_channel();
         let events_in = Arc::new(AtomicU64::new(0));
         let counter = events_in.clone();
+        let (out_tx, out_rx) = sync_channel(MAX_QUEUED);
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let outbox = Outbox {
+            tx: out_tx,
+            waiting: waiting.clone(),
+        };
         let cdp = Arc::new(Cdp {
-            writer: Mutex::new(Some(to)),
+            writer: Mutex::new(Some(outbox)),
             pending: pending.clone(),
             next_id: AtomicU64::new(1),
             open: open.clone(),
@@ -212,6 +256,11 @@ impl Cdp {
         std::thread::Builder::new()
             .name("qa-web-cdp-reader".into())
             .spawn(move || read_loop(BufReader::new(from), pending, open, tx, counter))
+            .map_err(|e| e.to_string())?;
+        let (pending, open) = (cdp.pending.clone(), cdp.open.clone());
+        std::thread::Builder::new()
+            .name("qa-web-cdp-writer".into())
+            .spawn(move || write_loop(to, out_rx, waiting, pending, open))
             .map_err(|e| e.to_string())?;
         Ok((cdp, rx))
     }
@@ -287,21 +336,27 @@ impl Cdp {
         };
         let mut bytes = msg.to_string().into_bytes();
         bytes.push(0);
-        let sent = {
-            let mut w = self.writer.lock().expect("writer lock");
-            match w.as_mut() {
-                Some(f) => f.write_all(&bytes).and_then(|()| f.flush()),
-                None => Err(std::io::ErrorKind::BrokenPipe.into()),
-            }
+        let sent = match self.writer.lock().expect("writer lock").as_ref() {
+            Some(out) => out.queue(bytes),
+            None => Err(Unsent::Closed),
         };
-        if sent.is_err() {
+        if let Err(why) = sent {
             self.pending
                 .lock()
                 .expect("pending lock")
                 .waiters
                 .remove(&id);
-            self.open.store(false, Ordering::SeqCst);
-            return Err(CdpError::Closed);
+            return Err(match why {
+                Unsent::Closed => {
+                    self.open.store(false, Ordering::SeqCst);
+                    CdpError::Closed
+                }
+                Unsent::Full(waiting) => CdpError::Stalled {
+                    method: method.to_string(),
+                    kind,
+                    waiting,
+                },
+            });
         }
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(r)) => r,
@@ -332,12 +387,63 @@ impl Cdp {
             .await
     }
 
-    /// Closes the connection: the browser's input ends (the reader thread
-    /// ends when the browser's output does).
+    /// Closes the connection: the browser's input ends once what is queued
+    /// was written (the reader thread ends when the browser's output does).
     pub fn close(&self) {
         self.open.store(false, Ordering::SeqCst);
         if let Ok(mut w) = self.writer.lock() {
             w.take();
+        }
+    }
+}
+
+/// Why a message was not queued.
+enum Unsent {
+    /// The connection is closed.
+    Closed,
+    /// The queue is full; this many bytes wait to be read.
+    Full(usize),
+}
+
+impl Outbox {
+    /// Queues one message without blocking.
+    fn queue(&self, bytes: Vec<u8>) -> Result<(), Unsent> {
+        let len = bytes.len();
+        let before = self.waiting.fetch_add(len, Ordering::SeqCst);
+        if before > 0 && before + len > MAX_QUEUED_BYTES {
+            self.waiting.fetch_sub(len, Ordering::SeqCst);
+            return Err(Unsent::Full(before));
+        }
+        match self.tx.try_send(bytes) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.waiting.fetch_sub(len, Ordering::SeqCst);
+                Err(match e {
+                    TrySendError::Full(_) => Unsent::Full(self.waiting.load(Ordering::SeqCst)),
+                    TrySendError::Disconnected(_) => Unsent::Closed,
+                })
+            }
+        }
+    }
+}
+
+/// Writes queued messages to the browser's input, one at a time; the only
+/// place that may block on the browser. A failed write closes the
+/// connection and fails every waiting call.
+fn write_loop(
+    mut to: File,
+    queue: Receiver<Vec<u8>>,
+    waiting: Arc<AtomicUsize>,
+    pending: Pending,
+    open: Arc<AtomicBool>,
+) {
+    for msg in queue {
+        let ok = to.write_all(&msg).and_then(|()| to.flush()).is_ok();
+        waiting.fetch_sub(msg.len(), Ordering::SeqCst);
+        if !ok {
+            open.store(false, Ordering::SeqCst);
+            pending.lock().expect("pending lock").waiters.clear();
+            return;
         }
     }
 }
@@ -525,4 +631,81 @@ fn read_loop(
     open.store(false, Ordering::SeqCst);
     // Fail every waiting call at once.
     pending.lock().expect("pending lock").waiters.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call to a browser that stopped reading returns under its own bound
+    /// (it never blocks in a write to the pipe), and a full queue refuses
+    /// further calls at once.
+    #[cfg(unix)]
+    #[test]
+    fn a_browser_that_stops_reading_never_blocks_a_call() {
+        use std::os::fd::OwnedFd;
+        // The browser's ends are held and never read or written: a stopped
+        // browser.
+        let (browser_in, to) = std::io::pipe().expect("pipe");
+        let (from, browser_out) = std::io::pipe().expect("pipe");
+        let (cdp, _events) = Cdp::over_pipe(
+            File::from(OwnedFd::from(to)),
+            File::from(OwnedFd::from(from)),
+        )
+        .expect("transport");
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .expect("runtime");
+            // Each message is far larger than a pipe's buffer.
+            let text = "x".repeat(1 << 20);
+            let mut outcomes = Vec::new();
+            for _ in 0..3 {
+                outcomes.push(rt.block_on(cdp.call_with_timeout(
+                    None,
+                    "Input.insertText",
+                    json!({ "text": text }),
+                    Duration::from_millis(100),
+                )));
+            }
+            let _ = done_tx.send(outcomes);
+        });
+        let outcomes = done_rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a call blocked on a browser that does not read");
+        for o in outcomes {
+            assert!(matches!(o, Err(CdpError::Timeout { .. })), "{o:?}");
+        }
+        drop((browser_in, browser_out));
+    }
+
+    /// The queue toward the browser refuses a message once it holds
+    /// [`MAX_QUEUED`] messages or [`MAX_QUEUED_BYTES`] bytes, and accepts
+    /// again once they were written.
+    #[test]
+    fn a_full_queue_refuses_without_waiting() {
+        let (tx, rx) = sync_channel(MAX_QUEUED);
+        let out = Outbox {
+            tx,
+            waiting: Arc::new(AtomicUsize::new(0)),
+        };
+        for _ in 0..MAX_QUEUED {
+            assert!(out.queue(vec![b'x'; 10]).is_ok());
+        }
+        assert!(matches!(
+            out.queue(vec![b'x'; 10]),
+            Err(Unsent::Full(w)) if w == MAX_QUEUED * 10
+        ));
+        // Drained (as the writer does), one large message fits, a second
+        // that would pass the byte bound does not.
+        while let Ok(m) = rx.try_recv() {
+            out.waiting.fetch_sub(m.len(), Ordering::SeqCst);
+        }
+        assert!(out.queue(vec![b'x'; MAX_QUEUED_BYTES - 5]).is_ok());
+        assert!(matches!(out.queue(vec![b'x'; 10]), Err(Unsent::Full(_))));
+        drop(rx);
+        assert!(out.queue(vec![b'x'; 1]).is_err());
+    }
 }

@@ -1,0 +1,165 @@
+//! A browser that stops (SIGSTOP) in the middle of a run never holds the
+//! run past its deadlines: the step fails within its own bound, cleanup
+//! ends the stopped browser, the result is written and the video recorded
+//! so far is kept. Before, ui-qa's runtime blocked in a write to the
+//! DevTools pipe once the stopped browser no longer read it (a message
+//! larger than the pipe's buffer), and no deadline fired.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::{all_pids, bin, wait_until, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Processes whose command line mentions `needle`.
+fn pids_mentioning(needle: &str) -> Vec<u32> {
+    all_pids()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+fn signal(sig: &str, pids: &[u32]) {
+    for p in pids {
+        let _ = Command::new("kill")
+            .args([sig, &p.to_string()])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// Ends what the test stopped if the run did not (a failing test leaves
+/// no stopped browser behind).
+struct Stopped(Vec<u32>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        signal("-KILL", &self.0);
+    }
+}
+
+/// The run directory under `ws` once its `progress.jsonl` shows `stage`
+/// started.
+fn run_at_stage(ws: &Path, stage: &str) -> Option<PathBuf> {
+    std::fs::read_dir(ws.join("runs"))
+        .ok()?
+        .flatten()
+        .find_map(|r| {
+            let t = std::fs::read_to_string(r.path().join("progress.jsonl")).ok()?;
+            t.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .any(|v| v["event"] == "stageStart" && v["stage"] == stage)
+                .then(|| r.path())
+        })
+}
+
+#[test]
+fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("web")).unwrap();
+    std::fs::copy(
+        common::root().join("tests/fixtures/web/form.html"),
+        dir.path().join("web/form.html"),
+    )
+    .unwrap();
+    // The third step sends the browser a message far larger than a pipe's
+    // buffer (a 900 KiB URL; a flow string holds at most 1 MiB): it is where the runtime blocked.
+    let big = "x".repeat(900 << 10);
+    let flow = write(
+        dir.path(),
+        "stall.jsonc",
+        &format!(
+            r#"{{"target":{{"serve":"web","url":"/form.html"}},"timeoutMs":90000,
+                "steps":[{{"action":"fill","locator":{{"label":"Name"}},"value":"Ada"}},
+                         {{"action":"waitForTimeout","ms":8000}},
+                         {{"action":"goto","path":"/form.html?{big}","timeoutMs":5000}},
+                         {{"action":"fill","locator":{{"label":"Name"}},"value":"{big}","timeoutMs":5000}}]}}"#
+        ),
+    );
+    let ws = dir.path().join("ws");
+    let mut child = Command::new(bin())
+        .args(["run", "--json", "--video", "on", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read as it comes: the result can be larger than a pipe's buffer.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let mut run = None;
+    assert!(
+        wait_until(Duration::from_secs(120), || {
+            run = run_at_stage(&ws, "step 2 waitForTimeout");
+            run.is_some()
+        }),
+        "the run never reached its second step"
+    );
+    let run = run.unwrap();
+    // Every process of the run's browser: its command line names the
+    // run's profile (under the run's scratch, or linked from it).
+    let work = run.join("work");
+    let profile = std::fs::read_link(work.join("chromium-profile"))
+        .unwrap_or_else(|_| work.join("chromium-profile"));
+    let browser = pids_mentioning(&profile.to_string_lossy());
+    assert!(
+        !browser.is_empty(),
+        "no browser names {}",
+        profile.display()
+    );
+    let _guard = Stopped(browser.clone());
+    signal("-STOP", &browser);
+
+    // The flow's deadline is 90 s; the stalled steps' 5 s each. The run
+    // must end well before the flow's deadline, whatever the browser does.
+    let ended = wait_until(Duration::from_secs(80), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("ui-qa was still running 80 s after its browser stopped (flow deadline 90 s, step deadlines 5 s)");
+    }
+    let out = reader.join().unwrap();
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["status"], "passed", "{r:#}");
+    assert_eq!(steps[2]["status"], "failed", "{r:#}");
+    assert!(run.join("result.json").is_file(), "no result.json");
+    // Cleanup ended the stopped browser (a stopped process still takes
+    // SIGKILL) and says so.
+    assert!(
+        wait_until(Duration::from_secs(30), || browser
+            .iter()
+            .all(|p| !Path::new(&format!("/proc/{p}")).exists()
+                || common::proc_stat(*p).is_some_and(|(_, s, _)| s == 'Z'))),
+        "the stopped browser outlived the run"
+    );
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    // The video recorded before the browser stopped is kept.
+    let videos = r["artifacts"]["videos"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!videos.is_empty(), "no video kept: {:#}", r["artifacts"]);
+    for v in &videos {
+        let p = v["path"].as_str().unwrap();
+        assert!(
+            std::fs::metadata(p).is_ok_and(|m| m.len() > 0),
+            "video {p} is missing or empty"
+        );
+    }
+}
