@@ -92,7 +92,7 @@
 use crate::deadline::Deadline;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 pub mod identity;
@@ -322,6 +322,41 @@ pub struct ProcessOwner {
 
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
 
+/// Processes being started by any owner in this process and not yet
+/// registered (see [`SpawnGuard`]).
+static SPAWNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether some owner is starting a process it has not registered yet.
+/// Between fork and exec a child still has the host's environment (no
+/// owner marker), and until it is registered no owner knows it: an
+/// unmarked direct child seen then is not an orphan to claim.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn spawning() -> bool {
+    SPAWNING.load(Ordering::SeqCst) > 0
+}
+
+/// Held while a process is started and until its owner registered it
+/// ([`ProcessOwner::spawning`]). While any is held, no owner claims an
+/// unmarked orphan: with several runs side by side, the sampler of one run
+/// once claimed the browser another run was starting (seen between fork
+/// and exec, before it had its owner's marker) and its cleanup ended it.
+#[derive(Debug)]
+#[must_use = "the guard covers the start only while it is held"]
+pub struct SpawnGuard(());
+
+impl SpawnGuard {
+    fn new() -> SpawnGuard {
+        SPAWNING.fetch_add(1, Ordering::SeqCst);
+        SpawnGuard(())
+    }
+}
+
+impl Drop for SpawnGuard {
+    fn drop(&mut self) {
+        SPAWNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 impl Default for ProcessOwner {
     fn default() -> ProcessOwner {
         ProcessOwner::new()
@@ -377,6 +412,15 @@ impl ProcessOwner {
         let _ = cmd;
     }
 
+    /// Hold the returned guard from just before a process of this owner is
+    /// started until it is registered ([`ProcessOwner::register`]): no
+    /// owner of this process claims an unmarked orphan meanwhile, so a
+    /// child being started is never taken for another run's orphan.
+    /// [`ProcessOwner::spawn`] holds one itself.
+    pub fn spawning(&self) -> SpawnGuard {
+        SpawnGuard::new()
+    }
+
     /// The environment variable and value marking a command as this
     /// owner's. Set it on commands you spawn yourself (for example through
     /// a PTY) before registering them, so orphans they leave behind can be
@@ -402,6 +446,7 @@ impl ProcessOwner {
         label: &str,
     ) -> std::io::Result<tokio::process::Child> {
         let seq = self.next_root.fetch_add(1, Ordering::Relaxed);
+        let _starting = self.spawning();
         cmd.env(OWNER_ENV, self.platform.marker(Some(seq)));
         Self::prepare(&mut cmd);
         // Windows: in the job before it runs (see `windows.rs`).
@@ -432,8 +477,10 @@ impl ProcessOwner {
         cmd: windows_spawn::FdCommand,
         label: &str,
     ) -> std::io::Result<windows_spawn::OwnedChild> {
+        let starting = self.spawning();
         let suspended = windows_spawn::start_suspended(cmd)?;
         self.platform.register(suspended.pid, label, None);
+        drop(starting);
         let pid = suspended.pid;
         suspended
             .resume()

@@ -251,6 +251,12 @@ impl Shared {
             // active owner; with several active it is not attributed here
             // (reported as left, ended at host shutdown).
             linux::EnvLookup::Absent if claim_unmarked() && s.sid != self_stat().sid => {
+                // A child some owner is starting has no marker until it
+                // execs and no owner until it is registered: not an orphan
+                // yet; asked again at the next look.
+                if super::spawning() {
+                    return None;
+                }
                 if ACTIVE.load(Ordering::SeqCst) == 1 && self.active.load(Ordering::SeqCst) {
                     return st.roots.first().map(|r| r.pid);
                 }

@@ -183,8 +183,9 @@ pub(super) fn stop(deadline: crate::deadline::Deadline) {
     }
 }
 
-/// The processes registered with [`track`] and not yet [`untrack`]ed.
-#[cfg(test)]
+/// The processes registered with [`track`] and not yet [`untrack`]ed
+/// (read by the Linux owner's tests).
+#[cfg(all(test, target_os = "linux"))]
 pub(super) fn tracked() -> Vec<u32> {
     registry().tracked.keys().copied().collect()
 }

@@ -520,8 +520,10 @@ impl Encoder {
         let (k, v) = processes.marker();
         cmd.env(k, v);
         ProcessOwner::prepare_std(&mut cmd);
+        let starting = processes.spawning();
         let mut child = cmd.spawn().map_err(|e| e.to_string())?;
         processes.register(child.id(), "ffmpeg");
+        drop(starting);
         let mut stdin = child.stdin.take();
         // With the size to come, the stream's header waits for the first
         // frame (ffmpeg, loaded, waits for it).

@@ -50,6 +50,7 @@ pub(crate) async fn spawn(plan: &LaunchPlan, owner: &ProcessOwner) -> Result<Spa
     if let Some(a0) = plan.argv.first() {
         cmd = cmd.arg0(a0);
     }
+    let starting = owner.spawning();
     let child = cmd.spawn(pts).map_err(|e| spawn_error(&plan.argv[0], e))?;
     let pid = child.id().ok_or_else(|| {
         DriverError::new(
@@ -58,6 +59,7 @@ pub(crate) async fn spawn(plan: &LaunchPlan, owner: &ProcessOwner) -> Result<Spa
         )
     })?;
     owner.register(pid, LABEL);
+    drop(starting);
     let (read, write) = pty.into_split();
     Ok(Spawned {
         pid,
