@@ -6,6 +6,7 @@
 //! and video frames pass OCR; a wrong password, an unsafe file, a missing
 //! file and a rejection mid-flow BLOCK with the right reason code; a cookie
 //! or header of origin A is never sent to origin B (another port).
+#![cfg(unix)]
 
 mod common;
 

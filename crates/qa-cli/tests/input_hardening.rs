@@ -407,6 +407,7 @@ fn a_closed_stderr_does_not_change_the_outcome() {
 
 /// Runs `ui-qa ARGS…` to its end (a wide "must not hang" bound: killed
 /// and failed past it).
+#[cfg(unix)]
 fn run_bounded(args: &[&std::ffi::OsStr]) -> Output {
     let child = ui_qa()
         .args(args)

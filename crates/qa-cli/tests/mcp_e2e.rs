@@ -6,6 +6,7 @@
 //! evidence; the server's limits (origins, programs, `--max-sessions`,
 //! the workspace) refused with their codes; the exported flow replayed by
 //! `ui-qa run`; and the client's end of input ending every session.
+#![cfg(unix)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! `presentation: "native-terminal"` end to end: real programs in ui-qa's
 //! PTY, mirrored into an owned xterm window on an owned Xvfb
 //! (`--virtual-display`), its pixels read back by tesseract and ffmpeg.
+#![cfg(target_os = "linux")]
 
 mod common;
 

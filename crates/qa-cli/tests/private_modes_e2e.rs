@@ -1,6 +1,7 @@
 //! Everything ui-qa writes is private whatever the umask, and a run id is a
 //! plain name (letters, digits, `-`, `_`, `.`) — never one a terminal would
 //! interpret.
+#![cfg(unix)]
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! (or, once the workspace is gone, any later run of the same user). The
 //! sweep removes only what this user's runs made and can prove dead: what
 //! another user plants never makes it remove a live run's profile.
+#![cfg(target_os = "linux")]
 
 mod common;
 

@@ -163,3 +163,78 @@ fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
         );
     }
 }
+
+/// A terminal program that stops (SIGSTOP) while ui-qa types a large text
+/// into its PTY: the typing never blocks past the step, the next step
+/// fails within its own bound, cleanup ends the stopped program and the
+/// result is written.
+#[test]
+fn a_stopped_terminal_program_fails_the_step_within_its_deadline_and_is_cleaned_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    // The program says it is ready, then waits (stoppable) until the test
+    // has stopped it; the flow then types far more than a PTY holds.
+    let big = "y".repeat(900 << 10);
+    let flow = write(
+        dir.path(),
+        "stall.jsonc",
+        &format!(
+            r#"{{"target":{{"command":{{"argv":["sh","-c","echo ready; while [ ! -e {gate} ]; do sleep 0.05; done; exec cat"]}}}},
+                "timeoutMs":90000,
+                "steps":[{{"action":"waitForText","text":"ready"}},
+                         {{"action":"sendText","text":"{big}","timeoutMs":5000}},
+                         {{"action":"waitForText","text":"never-shown","timeoutMs":3000}}]}}"#,
+            gate = gate.display()
+        ),
+    );
+    let ws = dir.path().join("ws");
+    let mut child = Command::new(bin())
+        .args(["run", "--json", "--workspace"])
+        .arg(&ws)
+        .arg(&flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    // The program: the shell whose command line names the gate.
+    let mut program = Vec::new();
+    assert!(
+        wait_until(Duration::from_secs(60), || {
+            program = pids_mentioning(&format!("while [ ! -e {}", gate.display()))
+                .into_iter()
+                .filter(|p| common::proc_stat(*p).is_some_and(|(c, _, _)| c == "sh"))
+                .collect();
+            !program.is_empty()
+        }),
+        "the program never started"
+    );
+    let _guard = Stopped(program.clone());
+    signal("-STOP", &program);
+    std::fs::write(&gate, "").unwrap();
+    let ended = wait_until(Duration::from_secs(80), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("ui-qa was still running 80 s after its program stopped");
+    }
+    let out = reader.join().unwrap();
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    assert_eq!(r["steps"][2]["status"], "failed", "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    assert!(
+        wait_until(Duration::from_secs(30), || program
+            .iter()
+            .all(|p| !Path::new(&format!("/proc/{p}")).exists()
+                || common::proc_stat(*p).is_some_and(|(_, s, _)| s == 'Z'))),
+        "the stopped program outlived the run"
+    );
+}

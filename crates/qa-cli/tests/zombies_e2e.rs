@@ -2,6 +2,7 @@
 //! own test binary: the test process becomes a child subreaper, so anything
 //! ui-qa leaves behind re-parents to it where the test can see it, and no
 //! other test spawns processes meanwhile.
+#![cfg(target_os = "linux")]
 
 mod common;
 

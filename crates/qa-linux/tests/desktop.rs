@@ -1,5 +1,6 @@
 //! Real applications under the driver's own Xvfb + private session bus.
 //! Every test also proves that nothing the run started is left behind.
+#![cfg(target_os = "linux")]
 
 mod common;
 

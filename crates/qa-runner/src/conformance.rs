@@ -65,11 +65,12 @@ impl Workspace {
     /// better to do).
     pub fn new() -> Workspace {
         let p = std::env::temp_dir().join(format!("ui-qa-conformance-{}", runner::new_run_id()));
-        let mut b = std::fs::DirBuilder::new();
         #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-        b.create(&p)
-            .unwrap_or_else(|e| panic!("conformance workspace {}: {e}", p.display()));
+        let made = std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(&p);
+        #[cfg(not(unix))]
+        let made = std::fs::create_dir(&p);
+        made.unwrap_or_else(|e| panic!("conformance workspace {}: {e}", p.display()));
         Workspace(p)
     }
 

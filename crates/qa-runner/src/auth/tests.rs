@@ -14,6 +14,7 @@ fn write(path: &Path, text: &str, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
+#[cfg(unix)]
 fn bearer_file() -> String {
     format!(
         r#"{{ "version": 1, "profiles": {{
