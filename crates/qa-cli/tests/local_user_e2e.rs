@@ -12,28 +12,11 @@
 
 mod common;
 
-use common::{all_pids, bin, proc_stat, wait_until};
+use common::{bin, proc_stat, wait_until};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// The processes descending from `root`.
-fn descendants(root: u32) -> Vec<u32> {
-    let parents: Vec<(u32, u32)> = all_pids()
-        .into_iter()
-        .filter_map(|p| proc_stat(p).map(|(_, _, pp)| (p, pp)))
-        .collect();
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        let p = out[i];
-        out.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
-        i += 1;
-    }
-    out.remove(0);
-    out
-}
 
 /// The real uid of `pid`.
 fn uid_of(pid: u32) -> Option<u32> {
@@ -165,7 +148,7 @@ setTimeout(poll, 1000);
         .expect("the containment proxy listens");
 
     // No process of the browser listens on any socket.
-    let browser = descendants(ui_qa);
+    let browser = common::descendants(ui_qa);
     assert!(
         browser
             .iter()

@@ -606,21 +606,6 @@ async fn a_desktop_session_under_a_virtual_display() {
     assert!(s.close().await.success());
 }
 
-/// Pids of `root`'s descendants.
-fn descendants(root_pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut frontier = vec![root_pid];
-    while let Some(p) = frontier.pop() {
-        for pid in common::all_pids() {
-            if common::proc_stat(pid).is_some_and(|(_, _, ppid)| ppid == p) {
-                out.push(pid);
-                frontier.push(pid);
-            }
-        }
-    }
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_clients_end_of_input_ends_every_session() {
     let dir = tempfile::tempdir().unwrap();
@@ -676,7 +661,7 @@ async fn the_clients_end_of_input_ends_every_session() {
         "the second step started"
     );
     let server_pid = s.child.id().unwrap();
-    let started = descendants(server_pid);
+    let started = common::descendants(server_pid);
     assert!(
         started.len() >= 3,
         "a browser and a program run: {started:?}"

@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{all_pids, bin, proc_stat, wait_until, write};
+use common::{bin, proc_stat, wait_until, write};
 use serde_json::{json, Value};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -40,23 +40,6 @@ fn is_root() -> bool {
         .find(|l| l.starts_with("Uid:"))
         .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
         .unwrap_or(false)
-}
-
-/// The processes descending from `root`.
-fn descendants(root: u32) -> Vec<u32> {
-    let parents: Vec<(u32, u32)> = all_pids()
-        .into_iter()
-        .filter_map(|p| proc_stat(p).map(|(_, _, pp)| (p, pp)))
-        .collect();
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        let p = out[i];
-        out.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
-        i += 1;
-    }
-    out.remove(0);
-    out
 }
 
 fn cmdline(pid: u32) -> Vec<String> {
@@ -120,7 +103,7 @@ struct RunXvfb {
 }
 
 fn find_xvfb(ui_qa: u32) -> Option<RunXvfb> {
-    let pid = descendants(ui_qa)
+    let pid = common::descendants(ui_qa)
         .into_iter()
         .find(|p| proc_stat(*p).is_some_and(|(c, _, _)| c == "Xvfb"))?;
     let mine = socket_inodes(pid);
@@ -368,7 +351,7 @@ fn inspect(ui_qa: u32, x: &RunXvfb) -> Vec<String> {
         problems.push("Xvfb was started without -auth".into());
         return problems;
     };
-    for p in descendants(ui_qa) {
+    for p in common::descendants(ui_qa) {
         let env = environ(p);
         if env.iter().any(|(k, _)| k == "DISPLAY") {
             let xa = env.iter().find(|(k, _)| k == "XAUTHORITY").map(|(_, v)| v);

@@ -60,6 +60,59 @@ fn run_at_stage(ws: &Path, stage: &str) -> Option<PathBuf> {
         })
 }
 
+/// Starts `ui-qa run --json EXTRA --workspace WS FLOW`, its stdout read as
+/// it comes (the result can be larger than a pipe's buffer).
+fn start_json(
+    extra: &[&str],
+    ws: &Path,
+    flow: &Path,
+) -> (std::process::Child, std::thread::JoinHandle<String>) {
+    let mut child = Command::new(bin())
+        .args(["run", "--json"])
+        .args(extra)
+        .arg("--workspace")
+        .arg(ws)
+        .arg(flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    (child, reader)
+}
+
+/// The run's result once `ui-qa` ended, at most `within` after the peer
+/// stopped (killed and failed past it).
+fn result_within(
+    mut child: std::process::Child,
+    reader: std::thread::JoinHandle<String>,
+    within: Duration,
+    peer: &str,
+) -> Value {
+    if !wait_until(within, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("ui-qa was still running {within:?} after its {peer} stopped");
+    }
+    let out = reader.join().unwrap();
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// Whether every one of `pids` is gone (or a zombie), waited for.
+fn all_gone(pids: &[u32]) -> bool {
+    wait_until(Duration::from_secs(30), || {
+        pids.iter().all(|p| {
+            !Path::new(&format!("/proc/{p}")).exists()
+                || common::proc_stat(*p).is_some_and(|(_, s, _)| s == 'Z')
+        })
+    })
+}
+
 #[test]
 fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -84,21 +137,7 @@ fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
         ),
     );
     let ws = dir.path().join("ws");
-    let mut child = Command::new(bin())
-        .args(["run", "--json", "--video", "on", "--workspace"])
-        .arg(&ws)
-        .arg(&flow)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Read as it comes: the result can be larger than a pipe's buffer.
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
+    let (child, reader) = start_json(&["--video", "on"], &ws, &flow);
     let mut run = None;
     assert!(
         wait_until(Duration::from_secs(120), || {
@@ -124,16 +163,7 @@ fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
 
     // The flow's deadline is 90 s; the stalled steps' 5 s each. The run
     // must end well before the flow's deadline, whatever the browser does.
-    let ended = wait_until(Duration::from_secs(80), || {
-        child.try_wait().unwrap().is_some()
-    });
-    if !ended {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("ui-qa was still running 80 s after its browser stopped (flow deadline 90 s, step deadlines 5 s)");
-    }
-    let out = reader.join().unwrap();
-    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let r = result_within(child, reader, Duration::from_secs(80), "browser");
     assert_eq!(r["status"], "FAILED", "{r:#}");
     let steps = r["steps"].as_array().unwrap();
     assert_eq!(steps[0]["status"], "passed", "{r:#}");
@@ -141,13 +171,7 @@ fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
     assert!(run.join("result.json").is_file(), "no result.json");
     // Cleanup ended the stopped browser (a stopped process still takes
     // SIGKILL) and says so.
-    assert!(
-        wait_until(Duration::from_secs(30), || browser
-            .iter()
-            .all(|p| !Path::new(&format!("/proc/{p}")).exists()
-                || common::proc_stat(*p).is_some_and(|(_, s, _)| s == 'Z'))),
-        "the stopped browser outlived the run"
-    );
+    assert!(all_gone(&browser), "the stopped browser outlived the run");
     assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
     // The video recorded before the browser stopped is kept.
     let videos = r["artifacts"]["videos"]
@@ -188,20 +212,7 @@ fn a_stopped_terminal_program_fails_the_step_within_its_deadline_and_is_cleaned_
         ),
     );
     let ws = dir.path().join("ws");
-    let mut child = Command::new(bin())
-        .args(["run", "--json", "--workspace"])
-        .arg(&ws)
-        .arg(&flow)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
+    let (child, reader) = start_json(&[], &ws, &flow);
     // The program: the shell whose command line names the gate.
     let mut program = Vec::new();
     assert!(
@@ -217,24 +228,9 @@ fn a_stopped_terminal_program_fails_the_step_within_its_deadline_and_is_cleaned_
     let _guard = Stopped(program.clone());
     signal("-STOP", &program);
     std::fs::write(&gate, "").unwrap();
-    let ended = wait_until(Duration::from_secs(80), || {
-        child.try_wait().unwrap().is_some()
-    });
-    if !ended {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("ui-qa was still running 80 s after its program stopped");
-    }
-    let out = reader.join().unwrap();
-    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let r = result_within(child, reader, Duration::from_secs(80), "program");
     assert_eq!(r["status"], "FAILED", "{r:#}");
     assert_eq!(r["steps"][2]["status"], "failed", "{r:#}");
     assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
-    assert!(
-        wait_until(Duration::from_secs(30), || program
-            .iter()
-            .all(|p| !Path::new(&format!("/proc/{p}")).exists()
-                || common::proc_stat(*p).is_some_and(|(_, s, _)| s == 'Z'))),
-        "the stopped program outlived the run"
-    );
+    assert!(all_gone(&program), "the stopped program outlived the run");
 }

@@ -178,6 +178,24 @@ pub fn all_pids() -> Vec<u32> {
         .collect()
 }
 
+/// The processes descending from `root` (by parent pid, read once from
+/// `/proc`), nearest first.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = all_pids()
+        .into_iter()
+        .filter_map(|p| proc_stat(p).map(|(_, _, pp)| (p, pp)))
+        .collect();
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    out.remove(0);
+    out
+}
+
 /// The watchdog of the `ui-qa` process `ui_qa` (its child named
 /// `ui-qa-wd SESSIONS/PROCESSES`), with that name.
 pub fn watchdog_of(ui_qa: u32) -> Option<(u32, String)> {
