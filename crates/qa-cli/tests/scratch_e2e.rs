@@ -97,8 +97,18 @@ fn start_holding() -> (tempfile::TempDir, PathBuf, std::process::Child, PathBuf)
     (dir, ws, child, work)
 }
 
+/// Every test here kills runs and looks at what sweeps remove, and any
+/// `ui-qa` run of this user sweeps profiles whose owner is dead: run side
+/// by side, one test's run removed another's killed profile before that
+/// test looked. They take turns.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn the_watchdog_removes_the_scratch_of_a_killed_run() {
+    let _turn = one_at_a_time();
     let (_dir, _ws, mut child, work) = start_holding();
     let profile = real_profile(&work);
     kill9(child.id());
@@ -117,6 +127,7 @@ fn the_watchdog_removes_the_scratch_of_a_killed_run() {
 
 #[test]
 fn the_next_run_sweeps_scratch_whose_owner_is_gone() {
+    let _turn = one_at_a_time();
     let (dir, ws, mut child, work) = start_holding();
     // The watchdog first, then the runner: nothing is left to clean up.
     let (wd, _) = watchdog_of(child.id()).expect("the run's watchdog");
@@ -175,6 +186,7 @@ fn end_browser(work: &Path, profile: &Path) {
 
 #[test]
 fn a_killed_runs_profile_is_swept_even_when_its_workspace_is_gone() {
+    let _turn = one_at_a_time();
     let (dir, ws, mut child, work) = start_holding();
     let profile = real_profile(&work);
     let (wd, _) = watchdog_of(child.id()).expect("the run's watchdog");
@@ -200,6 +212,7 @@ fn a_killed_runs_profile_is_swept_even_when_its_workspace_is_gone() {
 
 #[test]
 fn the_browser_profile_is_owner_only_inside() {
+    let _turn = one_at_a_time();
     use std::os::unix::fs::PermissionsExt;
     let (_dir, _ws, mut child, work) = start_holding();
     let profile = real_profile(&work);
@@ -230,6 +243,7 @@ fn as_nobody(script: &str) {
 
 #[test]
 fn a_planted_owner_file_never_sweeps_a_live_runs_profile() {
+    let _turn = one_at_a_time();
     use std::os::unix::fs::PermissionsExt;
     // A live run, held until the test writes `done.txt` into its site.
     let dir = tempfile::tempdir().unwrap();

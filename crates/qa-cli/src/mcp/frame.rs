@@ -13,10 +13,10 @@ use tokio::io::{
 };
 use tokio::sync::Mutex;
 
-/// The longest line (request) read, in bytes, its newline included: a flow
-/// sent inline is at most [`qa_core::flow::MAX_FLOW_BYTES`], escaped in a
-/// JSON string, plus the envelope.
-pub const MAX_LINE: usize = 3 * qa_core::flow::MAX_FLOW_BYTES;
+/// The longest line (request) read, in bytes, its newline included: the
+/// SDK's own limit, so no line this framing hands on is one the SDK would
+/// drop without a word (tool arguments name flow files; none is large).
+pub const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Buffer between this framing and the SDK, each way.
 const PIPE: usize = 1 << 20;
