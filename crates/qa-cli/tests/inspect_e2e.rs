@@ -15,51 +15,9 @@ fn app(dir: &std::path::Path) -> App {
     )
 }
 
-/// `python3 -m http.server` over `tests/fixtures/web`, ended with the test.
-struct Static {
-    child: std::process::Child,
-    base: String,
-}
-
-impl Drop for Static {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn static_pages() -> Static {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new("python3")
-        .args([
-            "-u",
-            "-m",
-            "http.server",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-        ])
-        .arg(common::root().join("tests/fixtures/web"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
-    let port = line
-        .split_whitespace()
-        .skip_while(|w| *w != "port")
-        .nth(1)
-        .unwrap_or_else(|| panic!("http.server said {line:?}"))
-        .to_string();
-    Static {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    }
+/// The static web fixtures, served by a server ui-qa did not start.
+fn static_pages() -> common::Served {
+    common::serve_dir(&common::root().join("tests/fixtures/web"))
 }
 
 fn inspect(args: &[&str]) -> (i32, String, String) {

@@ -709,7 +709,6 @@ async fn the_clients_end_of_input_ends_every_session() {
 /// themselves in `observe` (structured content and text content).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn observe_redacts_a_split_secret_and_one_cut_by_the_clip() {
-    use std::io::{BufRead, BufReader};
     const SPLIT: &str = "hunter2-TOPSECRET-9876";
     const CLIPPED: &str = "Zq8-hunter2-TOPSECRET-9876-abcdef";
     let dir = tempfile::tempdir().unwrap();
@@ -726,32 +725,8 @@ async fn observe_redacts_a_split_secret_and_one_cut_by_the_clip() {
         ),
     )
     .unwrap();
-    let mut http = std::process::Command::new("python3")
-        .args([
-            "-u",
-            "-m",
-            "http.server",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-        ])
-        .arg(&site)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(http.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .split_whitespace()
-        .skip_while(|w| *w != "port")
-        .nth(1)
-        .unwrap_or_else(|| panic!("http.server said {line:?}"))
-        .to_string();
-    let base = format!("http://127.0.0.1:{port}");
+    let http = common::serve_dir(&site);
+    let base = http.base.clone();
     let ws = dir.path().join("ws");
     let s = Server::start_with_env(
         &ws,
@@ -789,6 +764,4 @@ async fn observe_redacts_a_split_secret_and_one_cut_by_the_clip() {
     );
     s.ok("abort", json!({ "session": id })).await;
     assert!(s.close().await.success());
-    let _ = http.kill();
-    let _ = http.wait();
 }

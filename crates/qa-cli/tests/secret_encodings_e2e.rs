@@ -266,52 +266,6 @@ fn a_secret_equal_to_a_word_of_the_result_format_is_never_written_unredacted() {
     }
 }
 
-/// `python3 -m http.server` over `dir`, ended with the test.
-struct Served {
-    child: std::process::Child,
-    base: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(dir: &Path) -> Served {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new("python3")
-        .args([
-            "-u",
-            "-m",
-            "http.server",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-        ])
-        .arg(dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .split_whitespace()
-        .skip_while(|w| *w != "port")
-        .nth(1)
-        .unwrap_or_else(|| panic!("http.server said {line:?}"))
-        .to_string();
-    Served {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    }
-}
-
 /// `text` holds no 6 bytes in a row of `secret` (any piece of it, so no
 /// prefix and no half of a split).
 #[track_caller]
@@ -348,7 +302,7 @@ fn split_page(dir: &Path) {
 fn inspect_redacts_a_secret_split_across_elements_and_joined_with_a_space() {
     let d = tempfile::tempdir().unwrap();
     split_page(d.path());
-    let site = serve(d.path());
+    let site = common::serve_dir(d.path());
     let url = format!("{}/split.html", site.base);
     for json in [false, true] {
         let mut c = Command::new(bin());

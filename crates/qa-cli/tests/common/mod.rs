@@ -360,3 +360,53 @@ impl App {
         assert!(out.starts_with("HTTP/1.0 200"), "{out}");
     }
 }
+
+/// A directory served over HTTP on loopback by Python's `http.server`
+/// (a server ui-qa did not start), stopped when dropped.
+pub struct Served {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Serves `dir` on a free loopback port.
+pub fn serve_dir(dir: &Path) -> Served {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new("python3")
+        .args([
+            "-u",
+            "-m",
+            "http.server",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+        ])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .unwrap_or_else(|| panic!("http.server said {line:?}"))
+        .to_string();
+    Served {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
