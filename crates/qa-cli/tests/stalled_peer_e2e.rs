@@ -234,3 +234,53 @@ fn a_stopped_terminal_program_fails_the_step_within_its_deadline_and_is_cleaned_
     assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
     assert!(all_gone(&program), "the stopped program outlived the run");
 }
+
+/// A desktop run whose accessibility buses and window-video encoder stop
+/// (SIGSTOP) mid-flow: the assertion fails within its own bound, cleanup
+/// ends the stopped processes and the result is written.
+#[test]
+fn a_stopped_bus_and_encoder_fail_the_step_within_its_deadline_and_are_cleaned_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = common::root().join("tests/fixtures/desktop/fixture_app.py");
+    let flow = write(
+        dir.path(),
+        "stall.jsonc",
+        &format!(
+            r#"{{"timeoutMs":90000,
+                "target":{{"application":{{"launch":{{"argv":["/usr/bin/python3",{app:?}]}}}}}},
+                "steps":[{{"action":"waitForWindow","title":{{"equals":"ui-qa fixture"}}}},
+                         {{"action":"waitForTimeout","ms":8000}},
+                         {{"action":"assertText","locator":{{"automationId":"echo-label"}},"equals":"never","timeoutMs":5000}}]}}"#,
+            app = app.display().to_string()
+        ),
+    );
+    let ws = dir.path().join("ws");
+    let (child, reader) = start_json(&["--virtual-display", "--video", "on"], &ws, &flow);
+    let ui_qa = child.id();
+    assert!(
+        wait_until(Duration::from_secs(120), || run_at_stage(
+            &ws,
+            "step 2 waitForTimeout"
+        )
+        .is_some()),
+        "the run never reached its second step"
+    );
+    // The run's session and accessibility buses and its encoder.
+    let peers: Vec<u32> = common::descendants(ui_qa)
+        .into_iter()
+        .filter(|p| {
+            common::proc_stat(*p).is_some_and(|(c, _, _)| c == "dbus-daemon" || c == "ffmpeg")
+        })
+        .collect();
+    assert!(peers.len() >= 2, "no bus or encoder found: {peers:?}");
+    let _guard = Stopped(peers.clone());
+    signal("-STOP", &peers);
+    let r = result_within(child, reader, Duration::from_secs(80), "bus and encoder");
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    assert_eq!(r["steps"][2]["status"], "failed", "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    assert!(
+        all_gone(&peers),
+        "a stopped bus or encoder outlived the run"
+    );
+}
