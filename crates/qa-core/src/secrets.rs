@@ -27,6 +27,10 @@ pub const SECRET_ENV_PREFIX: &str = "UI_QA_SECRET_";
 /// ordinary text.
 pub const MIN_SECRET_BYTES: usize = 4;
 
+/// A secret of only letters or only digits shorter than this (bytes) is
+/// common text ([`Secrets::weakness`]).
+pub const COMMON_BELOW: usize = 8;
+
 /// An encoded form shorter than this (characters) is not matched: it would
 /// redact ordinary text (the raw value itself only needs
 /// [`MIN_SECRET_BYTES`]).
@@ -52,7 +56,7 @@ pub struct Secrets {
 /// A value, its forms and their compiled matcher. Each value has its own
 /// matcher: one automaton for every form of every value thrashes the lazy
 /// DFA once a long value is among them.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Entry {
     value: String,
     matcher: Matcher,
@@ -64,6 +68,9 @@ struct Entry {
     loose: Option<regex::Regex>,
     /// The value without its whitespace (for clip points).
     bare: Vec<char>,
+    /// Where the value came from (`UI_QA_SECRET_TOKEN`, `auth profile
+    /// `staff``), for notes that never show the value.
+    source: Option<String>,
 }
 
 /// One way a secret can be written: a sequence of fragments.
@@ -85,7 +92,7 @@ enum Frag {
     Alt(Vec<Vec<Frag>>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Matcher {
     Regex {
         text: regex::Regex,
@@ -146,7 +153,7 @@ impl Secrets {
         let s = Secrets::new();
         for (k, v) in std::env::vars_os() {
             if k.to_string_lossy().starts_with(SECRET_ENV_PREFIX) {
-                s.add(&v.to_string_lossy());
+                s.add_from(&v.to_string_lossy(), &k.to_string_lossy());
             }
         }
         s
@@ -156,6 +163,34 @@ impl Secrets {
     /// (once; matching never re-encodes). Values shorter than 4 bytes are
     /// ignored (they would redact ordinary text).
     pub fn add(&self, value: &str) {
+        self.insert(value, None);
+    }
+
+    /// [`Secrets::add`], remembering where the value came from (an
+    /// environment variable's name, an auth profile) for
+    /// [`Secrets::weak`]'s notes.
+    pub fn add_from(&self, value: &str, source: &str) {
+        self.insert(value, Some(source.to_string()));
+    }
+
+    /// A note for every value too common to redact reliably
+    /// ([`Secrets::weakness`]), naming where it came from, never the value.
+    pub fn weak(&self) -> Vec<String> {
+        self.entries
+            .read()
+            .expect("secrets lock")
+            .iter()
+            .filter_map(|e| {
+                let why = Secrets::weakness(&e.value)?;
+                let from = e.source.as_deref().unwrap_or("a registered secret");
+                Some(format!(
+                    "the secret from {from} is too common to redact reliably: {why}"
+                ))
+            })
+            .collect()
+    }
+
+    fn insert(&self, value: &str, source: Option<String>) {
         if value.len() < MIN_SECRET_BYTES {
             return;
         }
@@ -173,12 +208,72 @@ impl Secrets {
             matcher: compile(&forms_of(value)),
             loose: loose_of(value),
             bare: value.chars().filter(|c| !c.is_whitespace()).collect(),
+            source,
         };
         let mut v = self.entries.write().expect("secrets lock");
         if !v.iter().any(|e| e.value == value) {
             v.push(entry);
             v.sort_by_key(|e| std::cmp::Reverse(e.value.len()));
         }
+    }
+
+    /// A new set holding this set's values (their matchers are shared, not
+    /// rebuilt). A run works on its own fork, so the values one flow's auth
+    /// profile adds redact and withhold that flow's evidence only.
+    pub fn fork(&self) -> Secrets {
+        Secrets {
+            entries: RwLock::new(self.entries.read().expect("secrets lock").clone()),
+        }
+    }
+
+    /// Adds every value of `other` (for text that spans several runs: an
+    /// index report, a tally, `--json` of many results).
+    pub fn absorb(&self, other: &Secrets) {
+        if std::ptr::eq(self, other) {
+            return;
+        }
+        let theirs = other.entries.read().expect("secrets lock").clone();
+        let mut v = self.entries.write().expect("secrets lock");
+        for e in theirs {
+            if !v.iter().any(|x| x.value == e.value) {
+                v.push(e);
+            }
+        }
+        v.sort_by_key(|e| std::cmp::Reverse(e.value.len()));
+    }
+
+    /// How many values the set holds.
+    pub fn len(&self) -> usize {
+        self.entries.read().expect("secrets lock").len()
+    }
+
+    /// Why `value` is too common to redact reliably, if it is: a short word
+    /// or number (under [`COMMON_BELOW`] bytes, only letters or only
+    /// digits) is ordinary text — a page's markup, a report's own words — so
+    /// evidence that shows it anywhere is redacted or withheld. `None` for a
+    /// value that is long or mixed enough.
+    pub fn weakness(value: &str) -> Option<String> {
+        let bare: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+        if bare.len() < MIN_SECRET_BYTES {
+            return Some(format!(
+                "it has {} bytes, fewer than {MIN_SECRET_BYTES}: it is not registered and cannot be withheld",
+                bare.len()
+            ));
+        }
+        if bare.len() >= COMMON_BELOW {
+            return None;
+        }
+        let kind = if bare.chars().all(char::is_alphabetic) {
+            "only letters"
+        } else if bare.chars().all(|c| c.is_ascii_digit()) {
+            "only digits"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "it is {} bytes of {kind}, a word or number ordinary text also contains: evidence that shows it anywhere is redacted or withheld (use a value of {COMMON_BELOW} or more mixed characters)",
+            bare.len()
+        ))
     }
 
     /// Whether the set is empty.
@@ -1236,5 +1331,57 @@ mod tests {
             "{:?}",
             t.elapsed()
         );
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn a_fork_is_its_own_set() {
+        let base = Secrets::new();
+        base.add_from("base-value-1", "UI_QA_SECRET_A");
+        let run = base.fork();
+        run.add("profile-value-2");
+        assert_eq!(
+            run.redact("base-value-1 profile-value-2"),
+            "[REDACTED] [REDACTED]"
+        );
+        // The base, and another run's fork, never see what one run added.
+        assert_eq!(base.redact("profile-value-2"), "profile-value-2");
+        assert_eq!(base.fork().redact("profile-value-2"), "profile-value-2");
+        // A set over many runs takes them all.
+        let all = base.fork();
+        all.absorb(&run);
+        all.absorb(&all);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all.redact("profile-value-2"), "[REDACTED]");
+    }
+
+    #[test]
+    fn a_common_value_is_named_by_its_source_never_shown() {
+        let s = Secrets::new();
+        s.add_from("auto", "UI_QA_SECRET_T");
+        s.add_from("123456", "--secret-env PIN");
+        s.add("Pw-Tr0ub4dor-9xQ");
+        s.add("password");
+        let weak = s.weak();
+        assert_eq!(weak.len(), 2, "{weak:?}");
+        assert!(weak
+            .iter()
+            .any(|w| w.contains("UI_QA_SECRET_T") && w.contains("only letters")));
+        assert!(weak
+            .iter()
+            .any(|w| w.contains("PIN") && w.contains("only digits")));
+        for w in &weak {
+            assert!(!w.contains("auto") && !w.contains("123456"), "{w}");
+        }
+        assert!(Secrets::weakness("ab").is_some());
+        assert!(
+            Secrets::weakness("hunter2").is_none(),
+            "letters and a digit"
+        );
+        assert!(Secrets::weakness("password").is_none(), "8 bytes");
     }
 }

@@ -100,7 +100,7 @@ pub(crate) async fn run(args: &RunArgs) -> u8 {
     let secrets = Arc::new(Secrets::from_env());
     for name in &args.secret_env {
         match std::env::var(name) {
-            Ok(v) => secrets.add(&v),
+            Ok(v) => secrets.add_from(&v, name),
             Err(_) => {
                 eprintln!("error: --secret-env {name}: that environment variable is not set");
                 return exit::INVALID;

@@ -187,10 +187,9 @@ pub fn merge(dirs: &[PathBuf], output: &Path, secrets: &Secrets) -> Result<Merge
         // The run had a report (none when it held a secret): ours replaces
         // it, built from the result and the verified artifacts.
         let report = dst.join("report.html");
-        let html = qa_runner::report::render_run(&result, &dst);
         let has_report = super::has_file(&src, "report.html")
-            && !secrets.found_in(html.as_bytes())
-            && private::write_new(&report, html.as_bytes()).is_ok();
+            && qa_runner::report::render_run_redacted(&result, &dst, secrets)
+                .is_ok_and(|c| private::write_new(&report, c.html.as_bytes()).is_ok());
         runs.push(MergedRun {
             result,
             found,

@@ -7,6 +7,7 @@
 //! runner's (`qa_runner::auth`); a driver reaches the cache only through
 //! [`StateCache`].
 
+pub mod credential;
 mod kinds;
 mod state;
 
@@ -183,9 +184,10 @@ impl AuthProfile {
     }
 
     /// Caches the state a form login produced (cookies and localStorage of
-    /// the allowed origins), privately. Registers every value as a secret.
+    /// the allowed origins), privately. Registers every credential in it as
+    /// a secret ([`StorageState::register`]).
     pub fn save_state(&self, state: StorageState, secrets: &Secrets) -> Result<(), String> {
-        state.register(secrets);
+        let _ = state.register(secrets);
         match &self.cache {
             Some(c) => c.save(state),
             None => Ok(()),

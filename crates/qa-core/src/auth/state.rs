@@ -83,16 +83,32 @@ fn domain_matches(domain: &str, host: &str) -> bool {
 }
 
 impl StorageState {
-    /// Registers every cookie and storage value as a secret.
-    pub fn register(&self, secrets: &Secrets) {
+    /// Registers every credential among the cookies and storage values as
+    /// a secret ([`super::credential`]); ordinary storage (a theme, a
+    /// language) is not registered. Returns how many values were left out.
+    pub fn register(&self, secrets: &Secrets) -> usize {
+        let mut left = 0;
+        let mut add = |values: Vec<String>| {
+            if values.is_empty() {
+                left += 1;
+            }
+            for v in values {
+                secrets.add(&v);
+            }
+        };
         for c in &self.cookies {
-            secrets.add(&c.value);
+            add(super::credential::credentials(
+                &c.name,
+                &c.value,
+                c.http_only,
+            ));
         }
         for o in &self.origins {
             for i in &o.local_storage {
-                secrets.add(&i.value);
+                add(super::credential::credentials(&i.name, &i.value, false));
             }
         }
+        left
     }
 
     /// The cookies and storage for `allowed` origins (each cookie becomes a

@@ -267,11 +267,12 @@ pub fn prepare(workspace: &Path, id: &str, secrets: &Secrets) -> Result<AuthProf
             ),
         )
     };
+    let source = format!("auth profile `{id}`");
     let secret = |v: &str| -> Result<(), AuthBlock> {
         if v.len() < MIN_SECRET_BYTES {
             return Err(short());
         }
-        secrets.add(v);
+        secrets.add_from(v, &source);
         Ok(())
     };
     let allowed = out.allowed_origins.clone();

@@ -29,7 +29,9 @@ mod replay;
 mod tree;
 
 pub use index::{render_index, IndexEntry};
-pub use run::render_run;
+pub use run::{
+    render_run, render_run_redacted, CleanReport, REPORT_STATIC_REDACTED, REPORT_WITHHELD,
+};
 
 use qa_core::result::RunResult;
 

@@ -24,38 +24,105 @@ const SCRIPT: &str = include_str!("../../assets/report/report.js");
 /// bounded, never through a symlink, and only when they still have the
 /// digest the result names.
 pub fn render_run(r: &RunResult, run_dir: &Path) -> String {
-    let mut body = String::with_capacity(64 << 10);
-    header(&mut body, r);
-    selection(&mut body, r);
-    blocked(&mut body, r);
-    steps(&mut body, r, run_dir);
-    media::videos(&mut body, r, run_dir);
-    let replays = replay::replays(&mut body, r, run_dir);
-    media::screenshots(&mut body, r, run_dir);
-    captures(&mut body, r, run_dir);
-    tree::snapshots(&mut body, r, run_dir);
-    observations(&mut body, r);
-    cleanup(&mut body, r);
-    artifacts(&mut body, r);
-    body.push_str("<footer>Written by ui-qa from <a href=\"result.json\">result.json</a>. This page is self-contained and reaches no network.</footer>\n");
+    let parts = Parts::of(r, run_dir);
+    parts.page(&parts.title, &parts.body)
+}
 
-    let mut head = String::new();
-    let mut script = String::new();
-    if replays.embedded {
-        let _ = writeln!(head, "<style>\n{}</style>", replay::PLAYER_CSS);
-        script.push_str(replay::PLAYER_JS);
-        script.push('\n');
+/// Why a report was not written.
+pub const REPORT_WITHHELD: &str = "it would show a secret value in a form that cannot be redacted (the run's other evidence and result.json are kept)";
+
+/// The note of a report whose own style or script held a secret's text.
+pub const REPORT_STATIC_REDACTED: &str = "report.html: a registered secret is also text of the report's own style or script, which was redacted too; the page may look or behave differently";
+
+/// A report made clean for a run's secrets ([`render_run_redacted`]).
+pub struct CleanReport {
+    /// The page.
+    pub html: String,
+    /// Set when the page's own style or script had to be redacted too.
+    pub note: Option<&'static str>,
+}
+
+/// [`render_run`] made clean for `secrets`: every piece of run data in the
+/// page (its title and body: steps, replays, trees, captures) is redacted
+/// first, so a secret shown by the run never takes the report away. When a
+/// secret is also text of the page's own style or script (`auto` in
+/// `margin: auto`), that is redacted too and [`CleanReport::note`] says so:
+/// no file holds a secret's bytes. `Err` with the reason when a secret
+/// would still be shown (a form redaction cannot rewrite, or a secret that
+/// redaction itself writes); nothing may be written then.
+pub fn render_run_redacted(
+    r: &RunResult,
+    run_dir: &Path,
+    secrets: &qa_core::secrets::Secrets,
+) -> Result<CleanReport, &'static str> {
+    let parts = Parts::of(r, run_dir);
+    let title = secrets.redact(&parts.title);
+    let body = secrets.redact(&parts.body);
+    let mut html = parts.page(&title, &body);
+    let mut note = None;
+    if secrets.found_in(html.as_bytes()) {
+        html = secrets.redact(&html).into_owned();
+        note = Some(REPORT_STATIC_REDACTED);
     }
-    script.push_str(SCRIPT);
-    let title = format!("{} · {} — ui-qa", r.status.as_str(), run_title(r));
-    Page {
-        title: &title,
-        wasm: replays.embedded,
-        head: &head,
-        body: &body,
-        script: &script,
+    if secrets.found_in(html.as_bytes()) {
+        return Err(REPORT_WITHHELD);
     }
-    .render()
+    Ok(CleanReport { html, note })
+}
+
+/// A run report before it is assembled into a page.
+struct Parts {
+    title: String,
+    body: String,
+    head: String,
+    script: String,
+    wasm: bool,
+}
+
+impl Parts {
+    fn of(r: &RunResult, run_dir: &Path) -> Parts {
+        let mut body = String::with_capacity(64 << 10);
+        header(&mut body, r);
+        selection(&mut body, r);
+        blocked(&mut body, r);
+        steps(&mut body, r, run_dir);
+        media::videos(&mut body, r, run_dir);
+        let replays = replay::replays(&mut body, r, run_dir);
+        media::screenshots(&mut body, r, run_dir);
+        captures(&mut body, r, run_dir);
+        tree::snapshots(&mut body, r, run_dir);
+        observations(&mut body, r);
+        cleanup(&mut body, r);
+        artifacts(&mut body, r);
+        body.push_str("<footer>Written by ui-qa from <a href=\"result.json\">result.json</a>. This page is self-contained and reaches no network.</footer>\n");
+
+        let mut head = String::new();
+        let mut script = String::new();
+        if replays.embedded {
+            let _ = writeln!(head, "<style>\n{}</style>", replay::PLAYER_CSS);
+            script.push_str(replay::PLAYER_JS);
+            script.push('\n');
+        }
+        script.push_str(SCRIPT);
+        Parts {
+            title: format!("{} · {} — ui-qa", r.status.as_str(), run_title(r)),
+            body,
+            head,
+            script,
+            wasm: replays.embedded,
+        }
+    }
+
+    fn page(&self, title: &str, body: &str) -> String {
+        Page {
+            title,
+            wasm: self.wasm,
+            head: &self.head,
+            body,
+            script: &self.script,
+        }
+        .render()
+    }
 }
 
 fn header(out: &mut String, r: &RunResult) {

@@ -205,8 +205,11 @@ impl Interactive {
     pub async fn start(
         drivers: &[Arc<dyn SurfaceDriver>],
         target: serde_json::Value,
-        config: SessionConfig,
+        mut config: SessionConfig,
     ) -> Result<Interactive, SessionError> {
+        // The session's own set: what its auth profile registers redacts
+        // this session's output only.
+        config.secrets = Arc::new(config.secrets.fork());
         let text = serde_json::json!({
             "name": "interactive session",
             "target": target,

@@ -105,7 +105,8 @@ pub struct RunRequest {
     pub cleanup_timeout: Duration,
     /// Run options passed to drivers.
     pub options: RunOptions,
-    /// Secrets to redact.
+    /// Secrets to redact. The run works on its own copy
+    /// ([`Secrets::fork`]): what its auth profile adds stays with this run.
     pub secrets: Arc<Secrets>,
     /// The process owner (shared with the CLI for a hard second Ctrl-C).
     pub processes: Arc<ProcessOwner>,
@@ -180,6 +181,10 @@ pub async fn run(
     req: RunRequest,
     sink: &dyn ProgressSink,
 ) -> Result<RunResult, RunError> {
+    let mut req = req;
+    // The run's own set: the values its auth profile registers redact and
+    // withhold this run's evidence only, never another flow's.
+    req.secrets = Arc::new(req.secrets.fork());
     let started = Instant::now();
     let started_at = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
@@ -350,7 +355,12 @@ async fn finalize(e: Ending<'_>, mut acc: Acc, cleanup: CleanupReport) -> RunRes
     if acc.status == qa_core::result::RunStatus::Passed {
         e.evidence.discard_conditional();
     }
-    let result = acc.assemble(record::Finish {
+    // A registered value too common to redact reliably is named (never
+    // shown): evidence that shows the word is redacted or withheld.
+    for w in e.secrets.weak() {
+        acc.note(None, ObservationKind::Evidence, w);
+    }
+    let mut result = acc.assemble(record::Finish {
         evidence: e.evidence,
         secrets: e.secrets,
         flow: e.flow,
@@ -360,15 +370,43 @@ async fn finalize(e: Ending<'_>, mut acc: Acc, cleanup: CleanupReport) -> RunRes
         started_at: e.started_at,
         duration_ms: e.started.elapsed().as_millis() as u64,
     });
+    // The page a person opens, rendered from redacted data; fails closed:
+    // when it cannot be made clean it is not written, and the result says
+    // so (a withheld artifact and a note).
+    let html = match crate::report::render_run_redacted(&result, e.evidence.run_dir(), e.secrets) {
+        Ok(clean) => {
+            if let Some(note) = clean.note {
+                result.observations.push(qa_core::result::ObservationNote {
+                    step: None,
+                    kind: ObservationKind::Evidence,
+                    message: note.into(),
+                });
+            }
+            Some(clean.html)
+        }
+        Err(why) => {
+            result
+                .artifacts
+                .withheld
+                .push(qa_core::evidence::WithheldArtifact {
+                    name: "report.html".into(),
+                    reason: why.into(),
+                });
+            result.observations.push(qa_core::result::ObservationNote {
+                step: None,
+                kind: ObservationKind::EvidenceWithheld,
+                message: format!("report.html was withheld: {why}"),
+            });
+            None
+        }
+    };
     if let Ok((_, mut f)) = e.evidence.root_file("result.json") {
         if let Ok(s) = serde_json::to_string_pretty(&result) {
             let _ = f.write_all(s.as_bytes());
             let _ = f.write_all(b"\n");
         }
     }
-    // The page a person opens; fails closed: no report if a secret is in it.
-    let html = crate::report::render_run(&result, e.evidence.run_dir());
-    if !e.secrets.found_in(html.as_bytes()) {
+    if let Some(html) = html {
         if let Ok((_, mut f)) = e.evidence.root_file("report.html") {
             let _ = f.write_all(html.as_bytes());
         }
