@@ -48,6 +48,10 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
         "desktop tests (a Qt 5 widgets calculator)",
     ),
     ("vim", "terminal tests (vim)"),
+    (
+        "nano",
+        "terminal tests (nano: the replay and the native-terminal window video)",
+    ),
     ("less", "terminal tests (less)"),
     ("htop", "terminal tests (htop)"),
     ("dialog", "terminal tests (dialog)"),

@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{assert_clean, bin, root, run_json};
+use common::{
+    assert_clean, bin, report_video_markers, root, run_json, steps_on_video, video_seconds,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -51,6 +53,76 @@ fn calculator_example_computes_five() {
     assert_eq!(r["selection"]["platformDriver"], "desktop/linux-at-spi");
     assert_eq!(r["selection"]["guide"]["topic"], "linux-at-spi");
     assert_eq!(r["artifacts"]["screenshots"].as_array().unwrap().len(), 1);
+    assert_desktop_clean(&r);
+}
+
+/// The calculator's window video can be watched like a browser video: it
+/// starts before the first click (the first click's step holds the window
+/// as it was before it), each performed step's result is held on screen,
+/// so every step has at least half a second of video, and the report
+/// places each step at its own moment of it.
+#[test]
+fn the_window_video_starts_before_the_first_input_and_holds_every_step() {
+    let ws = tempfile::tempdir().unwrap();
+    let (code, r) = run_args(
+        &root().join("examples/desktop-calculator.jsonc"),
+        ws.path(),
+        &["--timeout-ms", "60000", "--video", "on"],
+        &[],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    let videos = r["artifacts"]["videos"].as_array().unwrap();
+    assert_eq!(videos.len(), 1, "{:#}", r["artifacts"]);
+    let video = &videos[0];
+    let path = video["path"].as_str().unwrap();
+    // Every action the driver performs (the four clicks and the
+    // screenshot); the waits and assertions are the runner's.
+    let performed_action = |a: &str| a == "activate" || a == "screenshot";
+    let placed = steps_on_video(&r, video);
+    let performed = placed
+        .iter()
+        .filter(|(_, a, _)| performed_action(a))
+        .count();
+    assert_eq!(performed, 5, "{placed:?}");
+    let holds = video["holds"].as_array().expect("the video's holds");
+    assert!(
+        holds.len() > performed && holds.iter().all(|h| h["ms"] == 500),
+        "one hold before the first input and one per performed step: {holds:?}"
+    );
+    let seconds = video_seconds(path);
+    eprintln!("window video: {seconds:.3} s for {performed} performed steps");
+    assert!(
+        seconds >= 0.5 * performed as f64,
+        "the video lasts {seconds:.3} s for {performed} performed steps; steps on it: {placed:?}, video {video:#}"
+    );
+    for (k, (index, action, ms)) in placed.iter().enumerate() {
+        if !performed_action(action) {
+            continue;
+        }
+        let next = placed
+            .get(k + 1)
+            .map(|p| p.2 as f64 / 1000.0)
+            .unwrap_or(seconds);
+        let has = next - *ms as f64 / 1000.0;
+        assert!(
+            has >= 0.5,
+            "step {index} {action} has {has:.3} s of video; steps on it: {placed:?}, video {video:#}"
+        );
+    }
+    // The first hold is the window before the first click: taken in the
+    // first click's step, after the video's first frame.
+    let first_click = &r["steps"][1];
+    let started = first_click["startedMs"].as_u64().unwrap();
+    let held = holds[0]["atMs"].as_u64().unwrap();
+    assert!(
+        (started..=started + first_click["durationMs"].as_u64().unwrap()).contains(&held)
+            && video["startedMs"].as_u64().unwrap() <= held,
+        "{video:#} {first_click:#}"
+    );
+    let report = Path::new(r["evidenceDir"].as_str().unwrap()).join("report.html");
+    let html = std::fs::read_to_string(report).unwrap();
+    let at: Vec<u64> = placed.iter().map(|p| p.2).collect();
+    assert_eq!(report_video_markers(&html), at);
     assert_desktop_clean(&r);
 }
 

@@ -91,3 +91,47 @@ fn check_reports_every_mistake_with_a_suggestion() {
     }
     insta::assert_snapshot!("check_mistakes", report);
 }
+
+/// Each message names its fix (issue 45 item 7): a missing target, a URL
+/// without its scheme, a terminal action in a browser flow, and a regex
+/// whose caret stands under the offending character.
+#[test]
+fn check_messages_name_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut report = String::new();
+    for (name, body) in [
+        (
+            "no-target.jsonc",
+            "{\n  \"steps\": [ { \"action\": \"waitForText\", \"text\": \"ready\" } ]\n}\n",
+        ),
+        (
+            "no-scheme.jsonc",
+            "{\n  \"target\": { \"url\": \"localhost:8000/admin\" },\n  \"steps\": [ { \"action\": \"assertURL\", \"includes\": \"admin\" } ]\n}\n",
+        ),
+        (
+            "bare-host.jsonc",
+            "{\n  \"target\": { \"url\": \"example.com\" },\n  \"steps\": [ { \"action\": \"assertURL\", \"includes\": \"example\" } ]\n}\n",
+        ),
+        (
+            "send-keys.jsonc",
+            "{\n  \"target\": { \"url\": \"http://127.0.0.1:8000/\" },\n  \"steps\": [ { \"action\": \"sendKeys\", \"keys\": [\"Enter\"] } ]\n}\n",
+        ),
+        (
+            "regex.jsonc",
+            "{\n  \"target\": { \"command\": { \"argv\": [\"sh\"] } },\n  \"steps\": [ { \"action\": \"waitForText\", \"regex\": \"total: (\\\\d+\" } ]\n}\n",
+        ),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, body).unwrap();
+        let (code, out, err) = ui_qa(&["check", f.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(out.is_empty());
+        let err = err.replace(dir.path().to_str().unwrap(), "");
+        report.push_str(&format!("$ ui-qa check {name}  (exit 2)\n{err}\n"));
+    }
+    // The caret is under the unclosed `(`, on the line after the pattern.
+    let lines: Vec<&str> = report.lines().collect();
+    let at = lines.iter().position(|l| l.contains("total: (")).unwrap();
+    assert_eq!(lines[at].find('('), lines[at + 1].find('^'), "{report}");
+    insta::assert_snapshot!("check_fixes", report);
+}

@@ -113,6 +113,89 @@ fn every_suggested_locator_finds_exactly_one_element() {
     }
 }
 
+/// Swagger UI breaks an operation's path at each slash with `<wbr>`:
+/// Chromium's accessible name has a space there, the locator engine's none.
+/// `inspect` lists the name locators match — and a locator with it — and so
+/// does the accessibility snapshot of a failure; a flow using the name as
+/// printed finds that one button.
+#[test]
+fn a_name_as_printed_is_the_one_locators_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = static_pages();
+    let url = format!("{}/swagger.html", pages.base);
+    let (code, out, err) = inspect(&["--json", &url]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let buttons: Vec<&Value> = v["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["role"] == "button" && e["ref"].is_string())
+        .collect();
+    let names: Vec<&str> = buttons.iter().filter_map(|e| e["name"].as_str()).collect();
+    let want = "GET /orders/{orderId} Find an order";
+    assert!(names.contains(&want), "{want:?} not in {names:?}");
+    let get = buttons.iter().find(|e| e["name"] == want).unwrap();
+    let locator = &get["locator"];
+    assert_eq!(
+        locator,
+        &serde_json::json!({ "role": "button", "name": want }),
+        "{get:#}"
+    );
+    // Every listed name, written as an exact name, finds its element (the
+    // three copy buttons share theirs: nth tells them apart).
+    let mut steps: Vec<Value> = buttons
+        .iter()
+        .map(|e| {
+            let mut l = serde_json::json!({ "role": "button", "name": e["name"], "exact": true });
+            if let Some(n) = e["locator"]["nth"].as_u64() {
+                l["nth"] = n.into();
+            }
+            serde_json::json!({ "action": "assertCount", "locator": l, "count": 1 })
+        })
+        .collect();
+    steps.push(serde_json::json!({ "action": "click", "locator": locator }));
+    steps.push(
+        serde_json::json!({ "action": "assertAttribute", "locator": locator,
+        "attribute": "aria-expanded", "equals": "true" }),
+    );
+    let flow = serde_json::json!({ "target": { "url": &url }, "steps": steps });
+    let r = run_flow(dir.path(), "names.jsonc", &flow);
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+    // The accessibility snapshot kept at a failure names it the same way.
+    let flow = serde_json::json!({ "target": { "url": &url }, "steps": [
+        { "action": "click", "locator": { "role": "button", "name": "No such operation" }, "timeoutMs": 500 }
+    ] });
+    let r = run_flow(dir.path(), "fails.jsonc", &flow);
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    let snap = r["artifacts"]["accessibilitySnapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|a| a["path"].as_str())
+        .unwrap_or_else(|| panic!("no accessibility snapshot: {r:#}"));
+    let snap: Value = serde_json::from_str(&std::fs::read_to_string(snap).unwrap()).unwrap();
+    fn named(n: &Value, out: &mut Vec<(String, String)>) {
+        for c in n.as_array().into_iter().flatten() {
+            out.push((
+                c["role"].as_str().unwrap_or("").into(),
+                c["name"].as_str().unwrap_or("").into(),
+            ));
+            named(&c["children"], out);
+        }
+    }
+    let mut all = Vec::new();
+    named(&snap["nodes"], &mut all);
+    assert!(
+        all.contains(&("button".into(), want.into())),
+        "{want:?} not in {all:?}"
+    );
+    assert!(
+        all.contains(&("link".into(), "/orders/{orderId}".into())),
+        "{all:?}"
+    );
+}
+
 /// A list of items whose controls have no names (a to-do list): the
 /// observation is a tree with the page's text, its URL and title; each
 /// item's checkbox carries its item's text, and its locator checks that

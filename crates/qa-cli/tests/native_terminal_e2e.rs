@@ -6,8 +6,8 @@
 mod common;
 
 use common::{
-    alive, all_pids, assert_clean, bin, pids_with_argv, proc_stat, run_json, unique_sleep,
-    wait_until, write, KillSleepers,
+    alive, all_pids, assert_clean, bin, pids_with_argv, proc_stat, report_video_markers, run_json,
+    steps_on_video, unique_sleep, video_seconds, wait_until, write, KillSleepers,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -461,4 +461,130 @@ fn the_example_flow_passes_with_a_window_picture() {
     let text = ocr(&png);
     assert!(text.contains("what the model read"), "{text}");
     assert_clean(&r, &["terminal window", "terminal target"]);
+}
+
+/// nano in an owned xterm window, nine steps of which five are input.
+const NANO_FLOW: &str = r#"{
+  "timeoutMs": 60000,
+  "target": { "command": { "argv": ["nano", "--ignorercfiles", "notes.txt"], "presentation": "native-terminal", "terminal": "xterm" } },
+  "viewport": { "cols": 80, "rows": 24 },
+  "steps": [
+    { "action": "waitForText", "text": "notes.txt", "timeoutMs": 15000 },
+    { "action": "sendText", "text": "Hello from nano" },
+    { "action": "sendKeys", "keys": ["Enter"] },
+    { "action": "sendText", "text": "second line" },
+    { "action": "waitForText", "text": "second line" },
+    { "action": "sendKeys", "keys": ["Control+o"] },
+    { "action": "waitForText", "text": "File Name to Write" },
+    { "action": "sendKeys", "keys": ["Enter"] },
+    { "action": "waitForText", "text": "Wrote" }
+  ]
+}"#;
+
+/// The window video can be watched like a browser video: it starts before
+/// the first input (its first frame is nano's empty buffer, not the typed
+/// text), and each performed step's result is held on screen, so every
+/// step has at least half a second of video and the report places each
+/// step at its own moment of it.
+#[test]
+fn the_window_video_starts_before_the_first_input_and_holds_every_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = write(dir.path(), "nano.jsonc", NANO_FLOW);
+    let (code, r) = run_virtual(&flow, dir.path());
+    assert_eq!(code, 0, "{r:#}");
+    let video = r["artifacts"]["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["path"].as_str().unwrap().ends_with("videos/window.webm"))
+        .unwrap_or_else(|| panic!("a window video: {:#}", r["artifacts"]))
+        .clone();
+    let path = video["path"].as_str().unwrap();
+    let input = |action: &str| action == "sendText" || action == "sendKeys";
+    let placed = steps_on_video(&r, &video);
+    let performed = placed.iter().filter(|(_, a, _)| input(a)).count();
+    assert_eq!(performed, 5, "{placed:?}");
+    let seconds = video_seconds(path);
+    eprintln!(
+        "window video: {seconds:.3} s for {} steps ({performed} performed)",
+        placed.len()
+    );
+    // Every step (performed or verified) is held: half a second of the
+    // video per step, and before the next step begins (or the video ends).
+    assert_eq!(placed.len(), 9, "{placed:?}");
+    assert!(
+        seconds >= 0.5 * placed.len() as f64,
+        "the video lasts {seconds:.3} s for {} steps; steps on it: {placed:?}, video {video:#}",
+        placed.len()
+    );
+    for (k, (index, action, ms)) in placed.iter().enumerate() {
+        let next = placed
+            .get(k + 1)
+            .map(|p| p.2 as f64 / 1000.0)
+            .unwrap_or(seconds);
+        assert!(
+            next - *ms as f64 / 1000.0 >= 0.5,
+            "step {index} {action} has {:.3} s of video; steps on it: {placed:?}, video {video:#}",
+            next - *ms as f64 / 1000.0
+        );
+    }
+    // The report places each step there.
+    let report = std::path::Path::new(r["evidenceDir"].as_str().unwrap()).join("report.html");
+    let html = std::fs::read_to_string(report).unwrap();
+    let at: Vec<u64> = placed.iter().map(|p| p.2).collect();
+    assert_eq!(report_video_markers(&html), at);
+    // The first input's step held the window as it was before its input
+    // (its first hold, taken within that step): nano, without the text.
+    let origin = video["startedMs"].as_u64().unwrap();
+    let step2 = &r["steps"][1];
+    let started = step2["startedMs"].as_u64().unwrap();
+    let first_hold = video["holds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["atMs"].as_u64().unwrap())
+        .find(|at| *at >= started)
+        .unwrap_or_else(|| panic!("a hold in the first input's step: {video:#} {step2:#}"));
+    assert!(
+        first_hold <= started + step2["durationMs"].as_u64().unwrap(),
+        "the first input's step holds the window before its input: {video:#} {step2:#}"
+    );
+    assert!(origin <= first_hold, "{video:#}");
+    let t = (first_hold - origin) as f64 / 1000.0 + 0.25;
+    let before = ocr(&frame_at(path, t, dir.path()));
+    assert!(
+        before.contains("nano") || before.contains("New File") || before.contains("Help"),
+        "at {t:.3} s the video shows nano: {before}"
+    );
+    assert!(
+        !before.contains("Hello"),
+        "at {t:.3} s the video shows no typed text yet: {before}"
+    );
+    // Just before the next step begins: the typed text (the step's result,
+    // held).
+    let next = placed[2].2 as f64 / 1000.0;
+    let typed = ocr(&frame_at(path, next - 0.1, dir.path()));
+    assert!(
+        typed.contains("Hello from nano"),
+        "before step 3 the video shows step 2's text: {typed}"
+    );
+    assert_clean(&r, &["terminal window", "xvfb", "terminal target"]);
+}
+
+/// The picture `video` shows at `t` seconds (to 1/20 s), as a PNG in
+/// `dir`. The video has a variable frame rate (a picture that stays is one
+/// frame), so it is first made 20 pictures a second, each the one shown
+/// then; seeking alone would give the next frame after `t`.
+fn frame_at(video: &str, t: f64, dir: &Path) -> PathBuf {
+    let png = dir.join(format!("frame-{:.0}.png", t * 1000.0));
+    let n = (t * 20.0).round() as u64;
+    let ok = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", video])
+        .args(["-vf", &format!("fps=20,select=eq(n\\,{n})")])
+        .args(["-frames:v", "1", "-y"])
+        .arg(&png)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "a frame at {t:.3} s");
+    png
 }

@@ -483,6 +483,63 @@ fn ui_qa_checks_its_own_reports_in_chromium() {
     );
 }
 
+/// A full-screen terminal program's report shows the screen the steps
+/// saw. nano draws on the alternate screen and leaves it when cleanup
+/// hangs it up, so the recording's end is an empty primary screen (and
+/// nano's "Received SIGHUP"): the replay's poster is where the driver
+/// marked the steps' end, and it shows nano's text in a real Chromium when
+/// the page opens.
+#[cfg(unix)]
+#[test]
+fn a_full_screen_programs_replay_shows_the_screen_the_steps_saw() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let flow = write(
+        dir,
+        "nano.jsonc",
+        r#"{"name":"nano replay","target":{"command":{"argv":["nano","--ignorercfiles","notes.txt"]}},
+            "viewport":{"cols":80,"rows":24},
+            "steps":[{"action":"waitForText","text":"notes.txt","timeoutMs":15000},
+                     {"action":"sendText","text":"Hello from nano"},
+                     {"action":"waitForText","text":"Hello from nano"}]}"#,
+    );
+    let (code, run) = run_json(&flow, &dir.join("ws"), &["--run-id", "nano"], |_| {});
+    assert_eq!(code, 0, "{run:#}");
+    // The recording itself ends after nano left its alternate screen.
+    let cast = run["artifacts"]["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["path"].as_str())
+        .find(|p| p.ends_with(".cast"))
+        .expect("a terminal replay");
+    let text = std::fs::read_to_string(cast).unwrap();
+    let alt_off = text
+        .rfind("?1049l")
+        .expect("nano left its alternate screen");
+    assert!(
+        !text[alt_off..].contains("Hello from nano"),
+        "nothing after it redraws the text"
+    );
+    check_in_chromium(
+        dir,
+        "check-nano-replay",
+        "ws/runs/nano",
+        &[
+            serde_json::json!({"action":"assertText","locator":{"testId":"run-status"},"equals":"PASSED"}),
+            serde_json::json!({"action":"assertText","locator":{"testId":"replay"},"includes":"Hello from nano","timeoutMs":10000}),
+            serde_json::json!({"action":"assertText","locator":{"testId":"replay"},"includes":"GNU nano"}),
+        ],
+    );
+    // The driver marked where the steps ended, and the caption says so.
+    assert!(text.contains(r#""m","steps ended"]"#), "{text}");
+    let html = std::fs::read_to_string(dir.join("ws/runs/nano/report.html")).unwrap();
+    assert!(
+        html.contains("The screen when the steps ended"),
+        "the caption says which screen is shown"
+    );
+}
+
 /// A secret that is also text of the report's own script (a phrase of the
 /// vendored replay player, which only the report contains) does not take
 /// the report away: the page is redacted whole, so no byte of the secret is

@@ -171,9 +171,118 @@ fn ambiguous_locator_fails_with_the_count() {
             .all(|x| x["role"] == "button" && x["name"] == "Save"),
         "{f:#}"
     );
-    // Nothing a flow can write finds either button alone: no locator is
-    // offered (never one that matches both again).
-    assert!(c.iter().all(|x| x.get("locator").is_none()), "{f:#}");
+    // Only their place tells them apart: each comes with the locator and
+    // its nth (never one that matches both again).
+    let locators: Vec<Value> = c
+        .iter()
+        .map(|x| serde_json::from_str(x["locator"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(
+        locators,
+        [0, 1].map(|n| serde_json::json!({ "role": "button", "name": "Save", "nth": n })),
+        "{f:#}"
+    );
+    assert_browser_gone(&r);
+}
+
+/// The candidates' locators as flow JSON, and a flow that checks each finds
+/// one element: `assertCount` 1 for each, on `url` of the web fixtures.
+fn candidate_locators(failure: &Value, url: &str) -> (Vec<Value>, String) {
+    let locators: Vec<Value> = failure["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            let l = x["locator"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a candidate without a locator: {failure:#}"));
+            serde_json::from_str(l).unwrap()
+        })
+        .collect();
+    let steps: Vec<Value> = locators
+        .iter()
+        .map(|l| serde_json::json!({ "action": "assertCount", "locator": l, "count": 1 }))
+        .collect();
+    let flow = serde_json::json!({ "target": { "serve": "web", "url": url }, "steps": steps });
+    (locators, flow.to_string())
+}
+
+/// Three copy buttons drawn zero wide (Swagger UI's, until hover), with one
+/// name: the ambiguity lists each with a locator that finds it alone.
+#[test]
+fn an_ambiguity_hands_over_a_locator_for_each_match() {
+    let (code, r) = run_fixture_flow(
+        "copy",
+        r#"{"target":{"serve":"web","url":"/swagger.html"},"steps":[
+            {"action":"click","locator":{"role":"button","name":"Copy path to clipboard"}}]}"#,
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["reasonCode"], "web.locator.ambiguous", "{r:#}");
+    let f = &r["steps"][0]["failure"];
+    let c = f["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 3, "{f:#}");
+    for x in c {
+        assert_eq!(x["name"], "Copy path to clipboard", "{f:#}");
+        assert!(
+            x["detail"].as_str().unwrap().contains("not visible"),
+            "{f:#}"
+        );
+    }
+    let (locators, check) = candidate_locators(f, "/swagger.html");
+    assert_eq!(
+        locators,
+        [0, 1, 2].map(|n| serde_json::json!({
+            "role": "button", "name": "Copy path to clipboard", "nth": n
+        })),
+        "{f:#}"
+    );
+    let (code, r) = run_fixture_flow("copy-locators", &check);
+    assert_eq!(code, 0, "{r:#}");
+    assert_browser_gone(&r);
+}
+
+/// A `fill` on a label the page does not have (TodoMVC's text box is named
+/// only by its placeholder): the closest elements start with the text box,
+/// though nothing about it is close to the label, and its locator fills
+/// it. A `click` on missing text lists what can be clicked first.
+#[test]
+fn a_missing_element_offers_what_can_take_the_action_first() {
+    let (code, r) = run_fixture_flow(
+        "new-todo",
+        r#"{"target":{"serve":"web","url":"/new-todo.html"},"steps":[
+            {"action":"fill","locator":{"label":"New todo"},"value":"buy milk","timeoutMs":1500}]}"#,
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["reasonCode"], "web.locator.not_found", "{r:#}");
+    let f = &r["steps"][0]["failure"];
+    let c = f["candidates"].as_array().unwrap();
+    assert_eq!(c[0]["role"], "textbox", "{f:#}");
+    assert_eq!(c[0]["name"], "What needs to be done?", "{f:#}");
+    // The heading, footer and paragraphs that share a word come after it.
+    assert!(c.len() > 1, "{f:#}");
+    assert!(c[1..].iter().all(|x| x["role"] != "textbox"), "{f:#}");
+    let (locators, check) = candidate_locators(f, "/new-todo.html");
+    let (code, r) = run_fixture_flow("new-todo-locators", &check);
+    assert_eq!(code, 0, "{r:#}");
+    let fill = serde_json::json!({ "target": { "serve": "web", "url": "/new-todo.html" }, "steps": [
+        { "action": "fill", "locator": locators[0], "value": "buy milk" },
+        { "action": "assertValue", "locator": { "placeholder": "What needs to be done?" }, "equals": "buy milk" }
+    ] });
+    let (code, r) = run_fixture_flow("new-todo-fill", &fill.to_string());
+    assert_eq!(code, 0, "{r:#}");
+
+    let (code, r) = run_fixture_flow(
+        "add-todo",
+        r#"{"target":{"serve":"web","url":"/new-todo.html"},"steps":[
+            {"action":"click","locator":{"text":"Add a todo"},"timeoutMs":1500}]}"#,
+    );
+    assert_eq!(code, 1, "{r:#}");
+    let f = &r["steps"][0]["failure"];
+    let c = f["candidates"].as_array().unwrap();
+    // The link shares a word, as the heading before it does: it comes first.
+    assert_eq!(c[0]["role"], "link", "{f:#}");
+    assert_eq!(c[0]["name"], "the todo team", "{f:#}");
+    assert!(c.iter().any(|x| x["role"] == "heading"), "{f:#}");
     assert_browser_gone(&r);
 }
 

@@ -92,6 +92,15 @@ pub const DEFAULT_VIDEO_MAX_MS: u64 = 300_000;
 pub const DEFAULT_VIDEO_MAX_BYTES: u64 = 50_000_000;
 /// Default widest video frame (px).
 pub const DEFAULT_VIDEO_MAX_WIDTH: u32 = 1280;
+/// The marker a terminal replay (asciicast) gets when the steps have
+/// ended and cleanup begins (the program is hung up next): a viewer shows
+/// the screen as it was there, not the recording's very end.
+pub const REPLAY_STEPS_ENDED: &str = "steps ended";
+
+/// How long a window video (a desktop application's, a native terminal's)
+/// holds each performed step's result on screen (ms). A browser flow sets
+/// its own with `environment.videoSettleMs` (the same default).
+pub const DEFAULT_VIDEO_HOLD_MS: u64 = 500;
 /// Default video mode.
 pub const DEFAULT_VIDEO: RecordMode = RecordMode::On;
 /// Default trace mode.

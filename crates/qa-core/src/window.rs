@@ -65,8 +65,28 @@ pub trait WindowScreen: Send + Sync {
 }
 
 /// A window video being recorded.
+///
+/// The driver makes it watchable the way a browser video is: it calls
+/// [`ready`](WindowRecording::ready) before the first input, so the video
+/// starts with the window as it was before anything was typed, and
+/// [`hold`](WindowRecording::hold) after each performed step, so each
+/// step's result stays on screen in the video while the run goes on.
 #[async_trait]
 pub trait WindowRecording: Send + Sync {
+    /// Whether frames are being taken (not off, not withheld).
+    fn records(&self) -> bool;
+
+    /// Takes a fresh frame of the window now, waits, within `deadline`,
+    /// until the video has a frame, and holds it on screen for `length`;
+    /// whether the video has a frame. Only the first call waits: later
+    /// ones answer at once.
+    async fn ready(&self, length: std::time::Duration, deadline: Deadline) -> bool;
+
+    /// Takes a fresh frame of the window now and holds it on screen for
+    /// `length` in the video (see [`crate::video::VideoRecorder::hold`]);
+    /// waits, within `deadline`, until the frame was taken.
+    async fn hold(&self, length: std::time::Duration, deadline: Deadline);
+
     /// Stops it and finishes the file within `deadline`; what the result
     /// should say about it.
     async fn finish(self: Box<Self>, deadline: Deadline) -> Vec<Note>;

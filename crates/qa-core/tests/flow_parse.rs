@@ -123,6 +123,85 @@ fn bad_and_cross_kind_actions() {
     assert!(e.message.contains("terminal"), "{}", e.message);
 }
 
+/// Issue 45 item 7: each message names the fix, with the format's own
+/// field and action names.
+#[test]
+fn messages_name_the_fix() {
+    // No target at all, and a target that names no kind.
+    for flow in [
+        r#"{"steps":[{"action":"reload"}]}"#,
+        r#"{"target":{},"steps":[{"action":"reload"}]}"#,
+    ] {
+        let e = err(flow);
+        for field in [
+            "`url` (browser",
+            "`command` (terminal",
+            "`application` (desktop",
+        ] {
+            assert!(e.message.contains(field), "{field}: {}", e.message);
+        }
+        assert!(e.message.contains(r#""argv""#), "{}", e.message);
+    }
+    assert!(err(r#"{"steps":[{"action":"reload"}]}"#)
+        .message
+        .contains("add a target"));
+    // A URL without its scheme: the corrected URL, whether it parses as
+    // a relative URL or with its host as the scheme.
+    for (url, fixed) in [
+        ("localhost:8000/admin", "http://localhost:8000/admin"),
+        ("localhost:8000", "http://localhost:8000"),
+        ("example.com", "http://example.com"),
+        ("127.0.0.1:3000/x?y=1", "http://127.0.0.1:3000/x?y=1"),
+    ] {
+        let e = err(&format!(
+            r#"{{"target":{{"url":"{url}"}},"steps":[{{"action":"reload"}}]}}"#
+        ));
+        assert_eq!(
+            (e.code, e.pointer.as_str()),
+            ("flow.invalid_url", "/target/url")
+        );
+        assert!(e.message.contains("http://"), "{}", e.message);
+        assert!(e.message.contains(&format!("{fixed:?}")), "{}", e.message);
+    }
+    let e = err(r#"{"target":{"baseUrl":"example.com:8080"},"steps":[{"action":"reload"}]}"#);
+    assert!(
+        e.message.contains(r#""http://example.com:8080""#),
+        "{}",
+        e.message
+    );
+    // Real schemes stay valid.
+    for url in [
+        "http://a.test/",
+        "https://a.test:8443/x",
+        "about:blank",
+        "file:///tmp/x.html",
+    ] {
+        parse(&format!(
+            r#"{{"target":{{"url":"{url}"}},"steps":[{{"action":"reload"}}]}}"#
+        ))
+        .unwrap();
+    }
+    // A terminal action in a browser flow names the browser's.
+    let e =
+        err(r#"{"target":{"url":"http://a.test/"},"steps":[{"action":"sendKeys","keys":["a"]}]}"#);
+    assert!(e.message.contains(r#"use "press""#), "{}", e.message);
+    let e = err(r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"press","key":"a"}]}"#);
+    assert!(e.message.contains(r#"use "sendKeys""#), "{}", e.message);
+    let e = err(
+        r#"{"target":{"application":{"launch":{"argv":["x"]}}},"steps":[{"action":"sendKeys","keys":["a"]}]}"#,
+    );
+    assert!(e.message.contains(r#"use "pressKey""#), "{}", e.message);
+    // A regex error: its first line says what is wrong, then the pattern
+    // with the caret under the offending character (real line breaks).
+    let e = err(
+        r#"{"target":{"command":{"argv":["x"]}},"steps":[{"action":"waitForText","regex":"foo(bar"}]}"#,
+    );
+    assert_eq!(e.code, "flow.invalid_regex");
+    let lines: Vec<&str> = e.message.lines().collect();
+    assert_eq!(lines[0], "invalid regex: unclosed group", "{}", e.message);
+    assert_eq!(lines[1].find('('), lines[2].find('^'), "{}", e.message);
+}
+
 #[test]
 fn duplicate_key_rejected_with_position() {
     let e = err("{\"target\":{\"url\":\"http://a.test/\"},\n\"steps\":[{\"action\":\"reload\",\"action\":\"goto\"}]}");

@@ -29,12 +29,15 @@
 
 pub mod app_logs;
 pub mod codes;
+pub mod home;
 pub mod inspect;
 pub mod locate;
 pub mod node;
 pub mod platform;
 pub mod resolve;
 pub mod roles;
+#[cfg(test)]
+mod scripted;
 pub mod session;
 pub mod verdict;
 pub mod video;

@@ -156,6 +156,13 @@ pub trait DesktopPlatform: Send + Sync + 'static {
     /// Raises the application's window and captures exactly its pixels.
     async fn screenshot(&self) -> Result<WindowShot, DriverError>;
 
+    /// The application window's video, when the platform records one: the
+    /// session waits for its first frame before the first input and holds
+    /// each performed step's result in it (see [`crate::video`]).
+    fn window_video(&self) -> Option<&crate::video::WindowVideo> {
+        None
+    }
+
     /// Whether the launched application has ended.
     fn exit(&mut self) -> Exit;
 

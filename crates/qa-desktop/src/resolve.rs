@@ -18,6 +18,9 @@ pub enum Resolved<E> {
     One(Box<Node<E>>),
     /// Nothing matches (yet): what was expected, with the closest elements.
     None(Box<Mismatch>),
+    /// The tree read nothing at all: the application's root did not answer
+    /// (so nothing can be said about what matches).
+    Unanswered,
 }
 
 /// The "no element matches" mismatch of `loc` over `vs`, with the closest
@@ -102,6 +105,9 @@ pub async fn resolve_once<P: DesktopPlatform + ?Sized>(
         ..Fields::default()
     };
     let (nodes, _) = p.walk(&p.root(), f, LOCATE_CAP).await;
+    if nodes.is_empty() {
+        return Ok(Resolved::Unanswered);
+    }
     let vs = views(&nodes);
     let hits = find(&vs, loc);
     if hits.is_empty() {
@@ -146,6 +152,7 @@ pub async fn resolve_wait<P: DesktopPlatform + ?Sized>(
             match r? {
                 Resolved::One(n) => return Ok(*n),
                 Resolved::None(m) => last = Some(m),
+                Resolved::Unanswered => {}
             }
         }
         if !cadence.wait(deadline).await {

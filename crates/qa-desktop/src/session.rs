@@ -30,11 +30,20 @@ const FAILURE_SNAPSHOT_MS: u64 = 4_000;
 /// Pause between focusing an element and typing into it, so the toolkit
 /// has moved its focus before the first key arrives.
 const FOCUS_SETTLE: Duration = Duration::from_millis(50);
+/// Longest wait, before the first input, for the window video's first
+/// frame.
+const VIDEO_READY_MS: u64 = 5_000;
+/// Longest wait, after a performed step, for the window video's fresh
+/// frame.
+const VIDEO_HOLD_MS: u64 = 2_000;
 
 /// An open session on one application, over platform `P`.
 pub struct DesktopSession<P: DesktopPlatform> {
     ctx: SessionContext,
     platform: Box<P>,
+    /// The attempts at the assertion being retried: its last verdict the
+    /// tree answered.
+    attempts: verdict::Attempts,
 }
 
 impl<P: DesktopPlatform> DesktopSession<P> {
@@ -44,6 +53,7 @@ impl<P: DesktopPlatform> DesktopSession<P> {
         DesktopSession {
             ctx,
             platform: Box::new(platform),
+            attempts: verdict::Attempts::default(),
         }
     }
 
@@ -111,6 +121,73 @@ impl<P: DesktopPlatform> DesktopSession<P> {
         };
         let bytes = doc.to_redacted_json(&self.ctx.secrets);
         self.write(ArtifactGroup::AccessibilitySnapshots, step, "json", &bytes)
+    }
+
+    /// Performs one action step.
+    async fn act(&self, step: &Step, deadline: Deadline) -> Result<StepOutcome, DriverError> {
+        let p = &*self.platform;
+        match desktop(step)? {
+            DesktopAction::ActivateWindow(_) => Ok(outcome(p.activate_window().await?)),
+            DesktopAction::Activate(a) => {
+                let n = resolve_wait(p, &a.locator, deadline).await?;
+                let d = match p.activate(&n).await? {
+                    Activated::Action(d) => d,
+                    Activated::NoAction => p.click(&n).await?,
+                };
+                Ok(outcome(d))
+            }
+            DesktopAction::Click(a) => {
+                let n = resolve_wait(p, &a.locator, deadline).await?;
+                Ok(outcome(p.click(&n).await?))
+            }
+            DesktopAction::Select(a) => {
+                let n = resolve_wait(p, &a.locator, deadline).await?;
+                Ok(outcome(p.select(&n).await?))
+            }
+            DesktopAction::SnapshotAccessibility(s) => {
+                self.snapshot(step, s.locator.as_ref(), deadline).await?;
+                Ok(outcome("accessibility snapshot"))
+            }
+            DesktopAction::SetValue(s) => {
+                let n = resolve_wait(p, &s.locator, deadline).await?;
+                Ok(outcome(p.set_value(&n, &s.value, deadline).await?))
+            }
+            DesktopAction::InputText(t) => Ok(outcome(
+                self.input_text(t.locator.as_ref(), &t.text, deadline)
+                    .await?,
+            )),
+            DesktopAction::PressKey(k) => {
+                let chord = k.key.chord();
+                p.activate_window().await?;
+                p.press(chord).await?;
+                Ok(outcome(format!("pressed {chord}")))
+            }
+            DesktopAction::Screenshot(_) => {
+                let (_, w) = self.screenshot(step).await?;
+                Ok(outcome(format!(
+                    "{} (pid {}) {}x{} at {},{}",
+                    w.window, w.pid, w.width, w.height, w.x, w.y
+                )))
+            }
+            DesktopAction::Capture(_) => {
+                let (_, w) = self.screenshot(step).await?;
+                self.snapshot(step, None, deadline).await?;
+                Ok(outcome(format!(
+                    "{} {}x{} + snapshot",
+                    w.window, w.width, w.height
+                )))
+            }
+            other @ (DesktopAction::WaitForWindow(_)
+            | DesktopAction::WaitForTimeout(_)
+            | DesktopAction::WaitForText(_)
+            | DesktopAction::AssertText(_)
+            | DesktopAction::AssertState(_)
+            | DesktopAction::AssertProcessExited(_)
+            | DesktopAction::AssertOutput(_)) => Err(DriverError::new(
+                DesktopCode::StepNotAnAction,
+                format!("{} is not performed by the driver", other.name()),
+            )),
+        }
     }
 
     /// `assertProcessExited`: the launched application has exited (with
@@ -257,69 +334,19 @@ impl<P: DesktopPlatform> SurfaceSession for DesktopSession<P> {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
-        let p = &*self.platform;
-        match desktop(step)? {
-            DesktopAction::ActivateWindow(_) => Ok(outcome(p.activate_window().await?)),
-            DesktopAction::Activate(a) => {
-                let n = resolve_wait(p, &a.locator, deadline).await?;
-                let d = match p.activate(&n).await? {
-                    Activated::Action(d) => d,
-                    Activated::NoAction => p.click(&n).await?,
-                };
-                Ok(outcome(d))
-            }
-            DesktopAction::Click(a) => {
-                let n = resolve_wait(p, &a.locator, deadline).await?;
-                Ok(outcome(p.click(&n).await?))
-            }
-            DesktopAction::Select(a) => {
-                let n = resolve_wait(p, &a.locator, deadline).await?;
-                Ok(outcome(p.select(&n).await?))
-            }
-            DesktopAction::SnapshotAccessibility(s) => {
-                self.snapshot(step, s.locator.as_ref(), deadline).await?;
-                Ok(outcome("accessibility snapshot"))
-            }
-            DesktopAction::SetValue(s) => {
-                let n = resolve_wait(p, &s.locator, deadline).await?;
-                Ok(outcome(p.set_value(&n, &s.value, deadline).await?))
-            }
-            DesktopAction::InputText(t) => Ok(outcome(
-                self.input_text(t.locator.as_ref(), &t.text, deadline)
-                    .await?,
-            )),
-            DesktopAction::PressKey(k) => {
-                let chord = k.key.chord();
-                p.activate_window().await?;
-                p.press(chord).await?;
-                Ok(outcome(format!("pressed {chord}")))
-            }
-            DesktopAction::Screenshot(_) => {
-                let (_, w) = self.screenshot(step).await?;
-                Ok(outcome(format!(
-                    "{} (pid {}) {}x{} at {},{}",
-                    w.window, w.pid, w.width, w.height, w.x, w.y
-                )))
-            }
-            DesktopAction::Capture(_) => {
-                let (_, w) = self.screenshot(step).await?;
-                self.snapshot(step, None, deadline).await?;
-                Ok(outcome(format!(
-                    "{} {}x{} + snapshot",
-                    w.window, w.width, w.height
-                )))
-            }
-            other @ (DesktopAction::WaitForWindow(_)
-            | DesktopAction::WaitForTimeout(_)
-            | DesktopAction::WaitForText(_)
-            | DesktopAction::AssertText(_)
-            | DesktopAction::AssertState(_)
-            | DesktopAction::AssertProcessExited(_)
-            | DesktopAction::AssertOutput(_)) => Err(DriverError::new(
-                DesktopCode::StepNotAnAction,
-                format!("{} is not performed by the driver", other.name()),
-            )),
+        // The window video starts before the first input and holds each
+        // performed step's result (see `crate::video`).
+        let hold = Duration::from_millis(qa_core::recording::DEFAULT_VIDEO_HOLD_MS);
+        if let Some(v) = self.platform.window_video() {
+            v.ready(hold, Deadline::after_ms(VIDEO_READY_MS).min(deadline))
+                .await;
         }
+        let r = self.act(step, deadline).await;
+        if let Some(v) = self.platform.window_video() {
+            v.hold(hold, Deadline::after_ms(VIDEO_HOLD_MS).min(deadline))
+                .await;
+        }
+        r
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
@@ -330,41 +357,48 @@ impl<P: DesktopPlatform> SurfaceSession for DesktopSession<P> {
         }
         let p = &*self.platform;
         let secrets = &self.ctx.secrets;
-        let work = async {
-            match desktop(step)? {
-                DesktopAction::WaitForWindow(w) => Ok(verdict::window(
-                    &p.windows().await,
-                    w.title.as_ref(),
-                    secrets,
-                )),
-                DesktopAction::WaitForText(t) | DesktopAction::AssertText(t) => {
-                    verdict::text(p, t.locator.as_ref(), &t.matcher(), secrets).await
+        let work =
+            async {
+                match desktop(step)? {
+                    DesktopAction::WaitForWindow(w) => Ok(verdict::Read::Answered(
+                        verdict::window(&p.windows().await, w.title.as_ref(), secrets),
+                    )),
+                    DesktopAction::WaitForText(t) | DesktopAction::AssertText(t) => {
+                        verdict::text(p, t.locator.as_ref(), &t.matcher(), secrets).await
+                    }
+                    DesktopAction::AssertState(s) => verdict::state(p, s, secrets).await,
+                    other @ (DesktopAction::AssertProcessExited(_)
+                    | DesktopAction::AssertOutput(_)
+                    | DesktopAction::ActivateWindow(_)
+                    | DesktopAction::Activate(_)
+                    | DesktopAction::Click(_)
+                    | DesktopAction::Select(_)
+                    | DesktopAction::SnapshotAccessibility(_)
+                    | DesktopAction::SetValue(_)
+                    | DesktopAction::InputText(_)
+                    | DesktopAction::PressKey(_)
+                    | DesktopAction::WaitForTimeout(_)
+                    | DesktopAction::Screenshot(_)
+                    | DesktopAction::Capture(_)) => Err(DriverError::new(
+                        DesktopCode::StepNotAnAssertion,
+                        format!("{} is not verified by the driver", other.name()),
+                    )),
                 }
-                DesktopAction::AssertState(s) => verdict::state(p, s, secrets).await,
-                other @ (DesktopAction::AssertProcessExited(_)
-                | DesktopAction::AssertOutput(_)
-                | DesktopAction::ActivateWindow(_)
-                | DesktopAction::Activate(_)
-                | DesktopAction::Click(_)
-                | DesktopAction::Select(_)
-                | DesktopAction::SnapshotAccessibility(_)
-                | DesktopAction::SetValue(_)
-                | DesktopAction::InputText(_)
-                | DesktopAction::PressKey(_)
-                | DesktopAction::WaitForTimeout(_)
-                | DesktopAction::Screenshot(_)
-                | DesktopAction::Capture(_)) => Err(DriverError::new(
-                    DesktopCode::StepNotAnAssertion,
-                    format!("{} is not verified by the driver", other.name()),
-                )),
+            };
+        // An attempt the tree did not answer never hides what an earlier
+        // attempt of the same step read (see `verdict::Attempts`).
+        let v = verdict::attempt(&mut self.attempts, (step.index, deadline), deadline, work).await;
+        // A verified step's moment stays on the window video too, so a
+        // person sees every step (`perform` holds the performed ones).
+        if matches!(v, Ok(Verdict::Holds)) {
+            if let Some(video) = self.platform.window_video() {
+                let hold = Duration::from_millis(qa_core::recording::DEFAULT_VIDEO_HOLD_MS);
+                video
+                    .hold(hold, Deadline::after_ms(VIDEO_HOLD_MS).min(deadline))
+                    .await;
             }
-        };
-        match deadline.run(work).await {
-            Some(r) => r,
-            None => Ok(Verdict::not_yet(
-                "the accessibility tree did not answer before the step deadline",
-            )),
         }
+        v
     }
 
     async fn capture_failure(&mut self, step: &Step) -> Vec<Artifact> {
@@ -384,5 +418,73 @@ impl<P: DesktopPlatform> SurfaceSession for DesktopSession<P> {
 
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
         self.platform.close(deadline).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scripted::{app, Scripted};
+    use qa_core::flow::TargetKind;
+    use qa_core::process::ProcessOwner;
+    use qa_core::{Evidence, RunOptions, Secrets};
+    use std::sync::Arc;
+
+    /// Issue 45 item 8: a desktop `waitForText` whose reads answered (the
+    /// label read "Idle", then "Busy") and whose last read was still
+    /// running at the step deadline fails because the text never
+    /// appeared, with the text last seen — not because the tree did not
+    /// answer.
+    #[tokio::test]
+    async fn a_wait_cut_off_by_its_deadline_reports_the_text_last_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = Arc::new(Secrets::new());
+        let ctx = SessionContext::new(
+            Arc::new(Evidence::create(dir.path(), "run", secrets).unwrap()),
+            Arc::new(ProcessOwner::new()),
+            Deadline::after_ms(600_000),
+            RunOptions::default(),
+            None,
+        );
+        let step = Step::parse(
+            TargetKind::Desktop,
+            serde_json::json!({
+                "action": "waitForText",
+                "locator": { "role": "label", "name": "status" },
+                "includes": "Ready"
+            }),
+        )
+        .unwrap();
+        // Two reads answer at once; the third never does.
+        let walks = vec![Some(app("Idle")), Some(app("Busy")), None];
+        let mut s = DesktopSession::new(ctx, Scripted::new(walks));
+        let deadline = Deadline::after_ms(200);
+        let mut verdicts = Vec::new();
+        for _ in 0..3 {
+            verdicts.push(s.verify(&step, deadline).await.unwrap());
+        }
+        let Verdict::NotYet { observed, mismatch } = &verdicts[2] else {
+            panic!("{verdicts:?}")
+        };
+        assert_eq!(observed, r#"text is "Busy""#, "{verdicts:?}");
+        assert_eq!(
+            mismatch.as_ref().and_then(|m| m.received.as_deref()),
+            Some(r#""Busy""#)
+        );
+        // With no read ever answered, the tree did not answer.
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = SessionContext::new(
+            Arc::new(Evidence::create(dir.path(), "run", Arc::new(Secrets::new())).unwrap()),
+            Arc::new(ProcessOwner::new()),
+            Deadline::after_ms(600_000),
+            RunOptions::default(),
+            None,
+        );
+        let mut s = DesktopSession::new(ctx, Scripted::new(vec![None]));
+        let v = s.verify(&step, Deadline::after_ms(50)).await.unwrap();
+        assert_eq!(
+            v,
+            Verdict::not_yet("the accessibility tree did not answer before the step deadline")
+        );
     }
 }

@@ -4,12 +4,26 @@
 //! platform runs — grabbing exactly the application's window and pushing
 //! PNG frames to qa-core's [`VideoRecorder`] — that `close` stops and
 //! finishes before the application's processes end.
+//!
+//! A window video is made watchable the way a browser video is: before the
+//! first input the session asks for a fresh frame and waits until the
+//! video has one ([`WindowVideo::ready`]), so the video starts with the
+//! window as it was before anything was typed or clicked; after each
+//! performed step it asks for a fresh frame again ([`WindowVideo::hold`]).
+//! Each of these frames is held on screen for
+//! [`DEFAULT_VIDEO_HOLD_MS`](qa_core::recording::DEFAULT_VIDEO_HOLD_MS)
+//! in the video (the pause is in the video's timeline and its `holds`,
+//! not in the run), which also keeps it from being replaced by a newer
+//! frame taken within the same `1/fps` slot. The capture task gets these
+//! asks through its [`Control`].
 
 use qa_core::recording::VideoBounds;
 use qa_core::video::{FrameFormat, FrameSize, VideoRecorder, VideoSpec};
 use qa_core::{Deadline, Note, NoteKind, SessionContext};
 use std::future::Future;
-use tokio::sync::oneshot;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
 
 /// The video's base name (`artifacts/videos/window.webm`).
 pub const VIDEO_NAME: &str = "window";
@@ -46,12 +60,101 @@ pub enum WindowVideo {
 pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<Captured>>,
+    /// Asks for a fresh frame (and a hold) to the task.
+    asks: mpsc::UnboundedSender<Ask>,
+    /// [`WindowVideo::ready`] asked already.
+    readied: AtomicBool,
 }
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(t) = &self.task {
-            t.abort();
+/// What a session asks of a running capture task: a fresh frame of the
+/// window now and, after it, a hold of that frame (see
+/// [`VideoRecorder::hold`]). Dropping it answers `false`.
+pub struct Ask {
+    /// How long to hold the fresh frame (`None`: only take it).
+    hold: Option<Duration>,
+    /// Answered only once the video has a frame (the first input waits
+    /// for it); otherwise answered after the next capture, whatever it got.
+    first: bool,
+    /// Whether the video has a frame.
+    done: Option<oneshot::Sender<bool>>,
+}
+
+impl Ask {
+    /// Holds what `recorder` shows now, if this ask holds, and answers.
+    fn answer(mut self, recorder: &VideoRecorder) {
+        if let Some(length) = self.hold {
+            // After the frame was pushed: the hold keeps it on screen.
+            recorder.hold(Instant::now(), length);
+        }
+        if let Some(d) = self.done.take() {
+            let _ = d.send(true);
+        }
+    }
+}
+
+/// What wakes a capture task (see [`Control::wait`]).
+pub enum Wake {
+    /// Stop: the session is closing.
+    Stop,
+    /// The frame rate's next tick.
+    Tick,
+    /// A session's ask: take a frame now, then give it back with
+    /// [`Control::answer`].
+    Ask(Ask),
+}
+
+/// A capture task's end of its [`WindowVideo`]: when to stop, and the
+/// session's asks for a frame.
+pub struct Control {
+    stop: oneshot::Receiver<()>,
+    asks: mpsc::UnboundedReceiver<Ask>,
+    /// The ask waiting for the video's first frame.
+    waiting: Option<Ask>,
+    /// An ask that ended a rest, for the next [`Control::wait`].
+    next: Option<Ask>,
+}
+
+impl Control {
+    /// Waits for the next thing to do: stop (first), an ask, or `tick`.
+    pub async fn wait(&mut self, tick: &mut tokio::time::Interval) -> Wake {
+        if let Some(a) = self.next.take() {
+            return Wake::Ask(a);
+        }
+        tokio::select! {
+            biased;
+            _ = &mut self.stop => Wake::Stop,
+            Some(a) = self.asks.recv() => Wake::Ask(a),
+            _ = tick.tick() => Wake::Tick,
+        }
+    }
+
+    /// Rests for `d`, or until the session asks for a frame (the next
+    /// [`Control::wait`] hands the ask over); `false` when asked to stop
+    /// meanwhile.
+    pub async fn rest(&mut self, d: Duration) -> bool {
+        tokio::select! {
+            biased;
+            _ = &mut self.stop => false,
+            Some(a) = self.asks.recv() => {
+                self.next = Some(a);
+                true
+            }
+            _ = tokio::time::sleep(d) => true,
+        }
+    }
+
+    /// After a capture (the frame it took, if any, pushed to `recorder`):
+    /// answers `ask` and the ask that waited for the first frame. Without
+    /// a recorder the video has no frame yet: nothing is held, and an ask
+    /// for the first frame waits for it (the newest one only).
+    pub fn answer(&mut self, ask: Option<Ask>, recorder: Option<&VideoRecorder>) {
+        for a in self.waiting.take().into_iter().chain(ask) {
+            match recorder {
+                Some(r) => a.answer(r),
+                // Replacing an older one answers it `false`.
+                None if a.first => self.waiting = Some(a),
+                None => drop(a),
+            }
         }
     }
 }
@@ -63,11 +166,12 @@ fn note(s: String) -> Note {
 impl WindowVideo {
     /// Starts the window video when the run records video: withheld when
     /// the run has secret values, otherwise `capture` on the runtime. The
-    /// task gets a receiver that fires when it must stop; it takes no frame
-    /// once the run has a secret value ([`Captured::secret_seen`]).
+    /// task gets its [`Control`]: when it must stop, and the session's asks
+    /// for a frame; it takes no frame once the run has a secret value
+    /// ([`Captured::secret_seen`]).
     pub fn start<F, Fut>(ctx: &SessionContext, capture: F) -> WindowVideo
     where
-        F: FnOnce(oneshot::Receiver<()>) -> Fut,
+        F: FnOnce(Control) -> Fut,
         Fut: Future<Output = Captured> + Send + 'static,
     {
         if !ctx.recording.video.records() {
@@ -81,11 +185,67 @@ impl WindowVideo {
             return WindowVideo::Withheld;
         }
         let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(capture(stopped));
+        let (asks, asked) = mpsc::unbounded_channel();
+        let control = Control {
+            stop: stopped,
+            asks: asked,
+            waiting: None,
+            next: None,
+        };
+        let task = tokio::spawn(capture(control));
         WindowVideo::Recording(Running {
             stop: Some(stop),
             task: Some(task),
+            asks,
+            readied: AtomicBool::new(false),
         })
+    }
+
+    /// Whether frames are being taken (not off, not withheld).
+    pub fn records(&self) -> bool {
+        matches!(self, WindowVideo::Recording(_))
+    }
+
+    /// Before the first input: asks the capture task for a fresh frame of
+    /// the window (looking for the window now if it has not found it),
+    /// waits, within `deadline`, until the video has a frame, and holds it
+    /// on screen for `length`, so the video starts with the window as it
+    /// was before the input and that picture stays readable. Whether the
+    /// video has a frame. Only the first call asks and waits (later ones
+    /// answer `true` at once); an off or withheld video answers `false`.
+    pub async fn ready(&self, length: Duration, deadline: Deadline) -> bool {
+        let WindowVideo::Recording(run) = self else {
+            return false;
+        };
+        if run.readied.swap(true, Ordering::SeqCst) {
+            return true;
+        }
+        let (done, taken) = oneshot::channel();
+        let ask = Ask {
+            hold: Some(length),
+            first: true,
+            done: Some(done),
+        };
+        run.asks.send(ask).is_ok() && matches!(deadline.run(taken).await, Some(Ok(true)))
+    }
+
+    /// After a performed step: asks the capture task for a fresh frame of
+    /// the window and to hold it on screen for `length` in the video, and
+    /// waits, within `deadline`, until it was taken. Nothing for an off or
+    /// withheld video.
+    pub async fn hold(&self, length: Duration, deadline: Deadline) {
+        let WindowVideo::Recording(run) = self else {
+            return;
+        };
+        let (done, taken) = oneshot::channel();
+        let ask = Ask {
+            hold: Some(length),
+            first: false,
+            done: Some(done),
+        };
+        if run.asks.send(ask).is_ok() {
+            let _ = deadline.run(taken).await;
+        }
     }
 
     /// Stops the capture and finishes the video within `deadline`; the
@@ -244,21 +404,16 @@ pub struct WindowFrame {
 }
 
 /// The capture task of a platform whose window pixels are read on demand
-/// (Windows, macOS): every `1/fps` seconds, `grab` (given the last
-/// capture's pixels; a blocking call, run off the async runtime) reads the
-/// window; a changed picture goes to the recorder, started at the first
-/// one. A capture that fails is skipped and remembered; capturing takes at
-/// most half the time however slow it is; a secret value registered during
-/// the run stops it.
-pub async fn capture_periodically<G>(
-    ctx: SessionContext,
-    grab: G,
-    mut stop: oneshot::Receiver<()>,
-) -> Captured
+/// (Windows, macOS): every `1/fps` seconds, and at once when the session
+/// asks ([`Control`]), `grab` (given the last capture's pixels; a blocking
+/// call, run off the async runtime) reads the window; a changed picture
+/// goes to the recorder, started at the first one. A capture that fails is
+/// skipped and remembered; capturing takes at most half the time however
+/// slow it is; a secret value registered during the run stops it.
+pub async fn capture_periodically<G>(ctx: SessionContext, grab: G, mut control: Control) -> Captured
 where
     G: Fn(Option<Vec<u8>>) -> Result<WindowFrame, String> + Clone + Send + 'static,
 {
-    use std::time::{Duration, Instant};
     let fps = ctx.recording.bounds.fps.max(1);
     let period = Duration::from_secs(1) / fps;
     let mut tick = tokio::time::interval(period);
@@ -266,11 +421,11 @@ where
     let mut out = Captured::default();
     let mut prev: Option<Vec<u8>> = None;
     loop {
-        tokio::select! {
-            biased;
-            _ = &mut stop => break,
-            _ = tick.tick() => {}
-        }
+        let ask = match control.wait(&mut tick).await {
+            Wake::Stop => break,
+            Wake::Tick => None,
+            Wake::Ask(a) => Some(a),
+        };
         if !ctx.secrets.is_empty() {
             out.secret_seen = true;
             break;
@@ -299,13 +454,10 @@ where
             Ok(Err(e)) => out.last_error = Some(e),
             Err(e) => out.last_error = Some(e.to_string()),
         }
+        control.answer(ask, out.recorder.as_ref());
         let cost = started.elapsed();
-        if cost * 2 > period {
-            tokio::select! {
-                biased;
-                _ = &mut stop => break,
-                _ = tokio::time::sleep(cost) => {}
-            }
+        if cost * 2 > period && !control.rest(cost).await {
+            break;
         }
     }
     out

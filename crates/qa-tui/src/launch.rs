@@ -6,8 +6,8 @@
 //! rules (`launch/unix.rs`) or the Windows rules (`launch/windows.rs`).
 
 use crate::codes::TuiCode;
-use qa_core::flow::{CommandTarget, Flow, Presentation, Target};
-use qa_core::DriverError;
+use qa_core::flow::{CommandTarget, Flow, Home, Presentation, Target};
+use qa_core::{DriverError, Evidence};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -97,4 +97,25 @@ pub fn plan(flow: &Flow) -> Result<LaunchPlan, DriverError> {
         rows: vp.rows.unwrap_or(DEFAULT_ROWS).max(2),
         presentation: target.presentation.unwrap_or_default(),
     })
+}
+
+/// Gives the planned program a fresh home in the run's scratch (`HOME` and
+/// the XDG base directories, [`qa_core::evidence::HOME_VARS`]) unless the
+/// target says `"home": "inherit"`; a variable the flow's `env` sets keeps
+/// the flow's value.
+pub fn give_home(
+    plan: &mut LaunchPlan,
+    target: &CommandTarget,
+    evidence: &Evidence,
+) -> Result<(), DriverError> {
+    if target.home.unwrap_or_default() == Home::Inherit {
+        return Ok(());
+    }
+    for (k, dir) in evidence.fresh_home()? {
+        if !target.env.contains_key(k) {
+            plan.env
+                .insert(k.to_string(), dir.to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
 }

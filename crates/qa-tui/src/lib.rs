@@ -201,6 +201,7 @@ impl SurfaceDriver for TuiDriver {
         ctx: SessionContext,
     ) -> Result<Box<dyn SurfaceSession>, DriverError> {
         let mut plan = launch::plan(flow)?;
+        launch::give_home(&mut plan, launch::command_target(flow)?, &ctx.evidence)?;
         if plan.presentation != Presentation::NativeTerminal {
             return Ok(Box::new(
                 session::TuiSession::launch(&plan, ctx, None).await?,

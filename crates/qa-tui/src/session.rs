@@ -102,6 +102,7 @@ impl TuiSession {
                         window,
                         mirror,
                         video,
+                        readied: Default::default(),
                     }),
                 )
             }
@@ -159,6 +160,97 @@ impl TuiSession {
             None => Err(DriverError::new(
                 TuiCode::SendTimeout,
                 "the program did not read its input before the step deadline (its input buffer is full)",
+            )),
+        }
+    }
+
+    /// Performs one action step.
+    async fn act(&mut self, step: &Step, deadline: Deadline) -> Result<StepOutcome, DriverError> {
+        let action = terminal_action(step)?;
+        self.marker(step);
+        match action {
+            TerminalAction::SendText(t) => {
+                if let Some(c) = t.text.chars().find(|c| c.is_control()) {
+                    return Err(DriverError::new(
+                        TuiCode::TextControlCharacter,
+                        format!(
+                            "sendText only types printable text (found U+{:04X}); use sendKeys",
+                            c as u32
+                        ),
+                    ));
+                }
+                self.write(t.text.as_bytes().to_vec(), deadline).await?;
+                Ok(StepOutcome {
+                    detail: Some(format!("typed {} characters", t.text.chars().count())),
+                    ..Default::default()
+                })
+            }
+            TerminalAction::SendPaste(p) => {
+                let enabled = self
+                    .shared
+                    .model()
+                    .term
+                    .mode()
+                    .contains(TermMode::BRACKETED_PASTE);
+                if !enabled {
+                    return Err(DriverError::new(
+                        TuiCode::PasteNotEnabled,
+                        "the program has not enabled bracketed paste (mode 2004), so a paste cannot be told apart from typing",
+                    )
+                    .with_remediation("wait until the program is ready (e.g. waitForText) or use sendText for typed input"));
+                }
+                self.write(encode_paste(&p.text), deadline).await?;
+                Ok(StepOutcome {
+                    detail: Some(format!(
+                        "pasted {} characters (bracketed)",
+                        p.text.chars().count()
+                    )),
+                    ..Default::default()
+                })
+            }
+            TerminalAction::SendKeys(k) => {
+                self.send_keys(&k.keys, deadline).await?;
+                Ok(StepOutcome {
+                    detail: Some(format!("sent {} key(s)", k.keys.len())),
+                    ..Default::default()
+                })
+            }
+            TerminalAction::Resize(r) => {
+                if self.native.is_some() {
+                    return Err(DriverError::new(
+                        TuiCode::NativeTerminalResize,
+                        "resize is not available in native-terminal presentation: the terminal window keeps the flow's viewport for the whole run, so the window and the model show the same grid",
+                    )
+                    .with_remediation("set the size with the flow's viewport, or use presentation \"pty\" to test resizing"));
+                }
+                self.resize(r.cols, r.rows, deadline).await?;
+                Ok(StepOutcome {
+                    detail: Some(format!("resized to {}x{}", r.cols, r.rows)),
+                    ..Default::default()
+                })
+            }
+            TerminalAction::WaitForStable(w) => {
+                let ms = w.stable_ms.unwrap_or(DEFAULT_STABLE_MS);
+                self.wait_for_stable(Duration::from_millis(ms), deadline)
+                    .await?;
+                Ok(StepOutcome {
+                    detail: Some(format!("screen unchanged for {ms} ms")),
+                    ..Default::default()
+                })
+            }
+            TerminalAction::Capture(_) => self.capture(step).await.map(|(outcome, _)| outcome),
+            TerminalAction::WaitForText(_)
+            | TerminalAction::AssertText(_)
+            | TerminalAction::AssertNotText(_)
+            | TerminalAction::AssertCursor(_)
+            | TerminalAction::AssertProcessRunning(_)
+            | TerminalAction::AssertProcessExited(_) => Err(DriverError::new(
+                TuiCode::StepNotAnAction,
+                format!("{} is an assertion; the runner verifies it", action.name()),
+            )),
+            TerminalAction::WaitForTimeout(_) => Err(DriverError::new(
+                TuiCode::StepNotAnAction,
+                format!("{} is performed by the runner", action.name()),
             )),
         }
     }
@@ -434,93 +526,18 @@ impl SurfaceSession for TuiSession {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
-        let action = terminal_action(step)?;
-        self.marker(step);
-        match action {
-            TerminalAction::SendText(t) => {
-                if let Some(c) = t.text.chars().find(|c| c.is_control()) {
-                    return Err(DriverError::new(
-                        TuiCode::TextControlCharacter,
-                        format!(
-                            "sendText only types printable text (found U+{:04X}); use sendKeys",
-                            c as u32
-                        ),
-                    ));
-                }
-                self.write(t.text.as_bytes().to_vec(), deadline).await?;
-                Ok(StepOutcome {
-                    detail: Some(format!("typed {} characters", t.text.chars().count())),
-                    ..Default::default()
-                })
-            }
-            TerminalAction::SendPaste(p) => {
-                let enabled = self
-                    .shared
-                    .model()
-                    .term
-                    .mode()
-                    .contains(TermMode::BRACKETED_PASTE);
-                if !enabled {
-                    return Err(DriverError::new(
-                        TuiCode::PasteNotEnabled,
-                        "the program has not enabled bracketed paste (mode 2004), so a paste cannot be told apart from typing",
-                    )
-                    .with_remediation("wait until the program is ready (e.g. waitForText) or use sendText for typed input"));
-                }
-                self.write(encode_paste(&p.text), deadline).await?;
-                Ok(StepOutcome {
-                    detail: Some(format!(
-                        "pasted {} characters (bracketed)",
-                        p.text.chars().count()
-                    )),
-                    ..Default::default()
-                })
-            }
-            TerminalAction::SendKeys(k) => {
-                self.send_keys(&k.keys, deadline).await?;
-                Ok(StepOutcome {
-                    detail: Some(format!("sent {} key(s)", k.keys.len())),
-                    ..Default::default()
-                })
-            }
-            TerminalAction::Resize(r) => {
-                if self.native.is_some() {
-                    return Err(DriverError::new(
-                        TuiCode::NativeTerminalResize,
-                        "resize is not available in native-terminal presentation: the terminal window keeps the flow's viewport for the whole run, so the window and the model show the same grid",
-                    )
-                    .with_remediation("set the size with the flow's viewport, or use presentation \"pty\" to test resizing"));
-                }
-                self.resize(r.cols, r.rows, deadline).await?;
-                Ok(StepOutcome {
-                    detail: Some(format!("resized to {}x{}", r.cols, r.rows)),
-                    ..Default::default()
-                })
-            }
-            TerminalAction::WaitForStable(w) => {
-                let ms = w.stable_ms.unwrap_or(DEFAULT_STABLE_MS);
-                self.wait_for_stable(Duration::from_millis(ms), deadline)
-                    .await?;
-                Ok(StepOutcome {
-                    detail: Some(format!("screen unchanged for {ms} ms")),
-                    ..Default::default()
-                })
-            }
-            TerminalAction::Capture(_) => self.capture(step).await.map(|(outcome, _)| outcome),
-            TerminalAction::WaitForText(_)
-            | TerminalAction::AssertText(_)
-            | TerminalAction::AssertNotText(_)
-            | TerminalAction::AssertCursor(_)
-            | TerminalAction::AssertProcessRunning(_)
-            | TerminalAction::AssertProcessExited(_) => Err(DriverError::new(
-                TuiCode::StepNotAnAction,
-                format!("{} is an assertion; the runner verifies it", action.name()),
-            )),
-            TerminalAction::WaitForTimeout(_) => Err(DriverError::new(
-                TuiCode::StepNotAnAction,
-                format!("{} is performed by the runner", action.name()),
-            )),
+        // A native terminal's window video starts before the first input
+        // and holds each performed step's result.
+        let Some(native) = &self.native else {
+            return self.act(step, deadline).await;
+        };
+        native.video_ready(deadline).await;
+        let changes = self.shared.subscribe();
+        let r = self.act(step, deadline).await;
+        if let Some(native) = &self.native {
+            native.video_hold(changes, deadline).await;
         }
+        r
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
@@ -542,6 +559,11 @@ impl SurfaceSession for TuiSession {
             let evaluated_at = Instant::now();
             let v = self.judge().evaluate(&action, &mut scan);
             if !matches!(v, Verdict::NotYet { .. }) || Instant::now() >= poll_end {
+                // A native terminal's window video holds a verified step's
+                // moment too, so a person sees every step.
+                if let (Verdict::Holds, Some(native)) = (&v, &self.native) {
+                    native.video_hold(self.shared.subscribe(), deadline).await;
+                }
                 return Ok(v);
             }
             // Wake on change, and at least every 100 ms (drain timers, scrollback scans).
@@ -567,6 +589,12 @@ impl SurfaceSession for TuiSession {
     async fn close(self: Box<Self>, deadline: Deadline) -> CloseResult {
         let mut result = CloseResult::default();
         let mut this = *self;
+        // The replay marks where the steps ended: what follows is cleanup
+        // (a full-screen program leaves its alternate screen when hung up),
+        // and a report shows the screen as it was here.
+        if let Some(cast) = this.shared.model().cast.as_mut() {
+            cast.marker(Instant::now(), qa_core::recording::REPLAY_STEPS_ENDED);
+        }
         // The window's video ends with the last step, before cleanup
         // changes the window.
         if let Some(native) = this.native.as_mut() {

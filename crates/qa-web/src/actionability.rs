@@ -4,7 +4,9 @@
 //! shared cadence until the step deadline.
 
 use crate::codes::WebCode;
-use crate::page::{to_page, ActKind, ActReply, Check, DomOp, EvalError, Page, Placed, Unfit};
+use crate::page::{
+    to_page, ActKind, ActReply, Check, DomOp, EvalError, Intent, Page, Placed, Unfit,
+};
 use qa_core::flow::Locator;
 use qa_core::{Cadence, Deadline, DriverError, Mismatch};
 
@@ -49,6 +51,7 @@ pub(crate) async fn actionable<T: Placed>(
     // In a frame, what receives events is checked in the page too (not for
     // a wheel, like in the helper).
     let hit = !matches!(kind, ActKind::Wheel);
+    let intent = Intent::of(&kind);
     let op = DomOp::Act(locator, kind);
     loop {
         match page.dom::<ActReply<T>>(&op, deadline).await {
@@ -117,7 +120,7 @@ pub(crate) async fn actionable<T: Placed>(
                 format!("{action}: {what}: {last} (actionability retried until the step deadline)"),
             );
             return Err(if last_code == WebCode::LocatorNotFound {
-                e.with_mismatch(page.not_found(locator).await)
+                e.with_mismatch(page.not_found(locator, intent).await)
             } else {
                 e.with_mismatch(
                     Mismatch::new(format!("{what} to be actionable for {action}"), last)

@@ -89,11 +89,11 @@ qa_core::error_codes! {
         LaunchTimeout = "web.launch.timeout",
         /// The lighthouse step needs the Lighthouse CLI, which this driver does not run; the run is BLOCKED.
         LighthouseUnavailable = "web.lighthouse.unavailable",
-        /// The locator matched more than one element.
+        /// The locator matched more than one element; the failure lists them, each with a locator that finds it alone (with `nth` when only its place tells it apart).
         LocatorAmbiguous = "web.locator.ambiguous",
         /// The locator's CSS selector is not valid.
         LocatorInvalid = "web.locator.invalid",
-        /// The locator matched no element before the step deadline.
+        /// The locator matched no element before the step deadline; the failure lists the closest elements, those that can take the step's action first (text boxes for `fill`, …), each with a locator that finds it alone.
         LocatorNotFound = "web.locator.not_found",
         /// The goto path or URL cannot be resolved against the base URL.
         NavigationBadUrl = "web.navigation.bad_url",

@@ -33,7 +33,18 @@ pub(crate) fn print_flow_problems(path: &Path, errors: &[FlowError], what: &str)
         } else {
             clean(&e.pointer)
         };
-        eprintln!("{what}[{}]: {pos}: at {ptr}: {}", e.code, clean(&e.message));
+        // A regex error is the pattern's notation over several lines with
+        // a caret under the offending character: printed as lines, so the
+        // caret stays under it. Every other message is one line.
+        let lines = if e.code == "flow.invalid_regex" {
+            output::clean_lines(&e.message)
+        } else {
+            vec![clean(&e.message).into_owned()]
+        };
+        eprintln!("{what}[{}]: {pos}: at {ptr}: {}", e.code, lines[0]);
+        for l in &lines[1..] {
+            eprintln!("{l}");
+        }
     }
 }
 

@@ -47,6 +47,36 @@ pub fn clean(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A message of several lines (a regex error: the pattern, then `^` under
+/// the offending characters) as [`clean`] lines. A line of only spaces and
+/// `^` is widened with the line above it, so the caret stays under its
+/// character where the line above shows an escape (`\t`) in place of one.
+pub fn clean_lines(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut above: Option<&str> = None;
+    for line in s.split('\n') {
+        let carets = line.contains('^') && line.chars().all(|c| c == ' ' || c == '^');
+        match above {
+            Some(prev) if carets => {
+                let widths: Vec<usize> = prev
+                    .chars()
+                    .map(|c| clean(c.encode_utf8(&mut [0; 4])).chars().count())
+                    .collect();
+                let mut wide = String::with_capacity(line.len());
+                for (i, c) in line.chars().enumerate() {
+                    for _ in 0..widths.get(i).copied().unwrap_or(1) {
+                        wide.push(c);
+                    }
+                }
+                out.push(wide);
+            }
+            _ => out.push(clean(line).into_owned()),
+        }
+        above = Some(line);
+    }
+    out
+}
+
 /// A path as [`clean`] text.
 pub fn clean_path(p: &Path) -> String {
     clean(&p.display().to_string()).into_owned()
@@ -121,6 +151,19 @@ mod clean_tests {
         assert_eq!(
             clean("a\u{1b}[31mb\u{7}\u{0}\u{7f}\u{9b}\n\t\r\u{202e}\u{2066}"),
             r"a\u{1b}[31mb\u{7}\u{0}\u{7f}\u{9b}\n\t\r\u{202e}\u{2066}"
+        );
+    }
+
+    #[test]
+    fn a_caret_line_stays_under_its_character() {
+        // The `(` is the 8th character of the pattern line; shown, the tab
+        // before it takes two columns (`\t`).
+        let lines = super::clean_lines("invalid regex: x\n    a\tb(\n       ^");
+        assert_eq!(lines, ["invalid regex: x", r"    a\tb(", "        ^"]);
+        assert_eq!(
+            lines[1].find('('),
+            lines[2].find('^'),
+            "the caret is under the ("
         );
     }
 }

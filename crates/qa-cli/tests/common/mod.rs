@@ -410,3 +410,61 @@ pub fn serve_dir(dir: &Path) -> Served {
         base: format!("http://127.0.0.1:{port}"),
     }
 }
+
+/// A video's duration in seconds, as `ffprobe` reads it.
+pub fn video_seconds(path: &str) -> f64 {
+    let o = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries", "format=duration"])
+        .args(["-of", "default=nw=1:nk=1", path])
+        .output()
+        .expect("ffprobe runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    out.trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("ffprobe read no duration of {path}: {out}"))
+}
+
+/// Where each step that ran is on the video `video` (an artifact of the
+/// result `r`), in milliseconds after its first frame, as `results.md`
+/// says a viewer places it: `startedMs - video.startedMs` plus the holds
+/// at or before the step's start (a step before the video is at 0).
+/// `(index, action, ms)` in step order.
+pub fn steps_on_video(r: &Value, video: &Value) -> Vec<(u64, String, u64)> {
+    let origin = video["startedMs"].as_u64().expect("the video's startedMs");
+    let holds: Vec<(u64, u64)> = video["holds"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .map(|h| (h["atMs"].as_u64().unwrap(), h["ms"].as_u64().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            let at = s["startedMs"].as_u64()?;
+            let held: u64 = holds.iter().filter(|h| h.0 <= at).map(|h| h.1).sum();
+            let ms = if at >= origin { at - origin + held } else { 0 };
+            Some((
+                s["index"].as_u64().unwrap(),
+                s["action"].as_str().unwrap().to_string(),
+                ms,
+            ))
+        })
+        .collect()
+}
+
+/// The steps a report places on its first video (`video-1`): the
+/// `data-seek-ms` of each marker button, in order.
+pub fn report_video_markers(report_html: &str) -> Vec<u64> {
+    let key = "data-seek=\"video-1\" data-seek-ms=\"";
+    report_html
+        .match_indices(key)
+        .filter_map(|(i, _)| {
+            let rest = &report_html[i + key.len()..];
+            rest[..rest.find('"')?].parse().ok()
+        })
+        .collect()
+}

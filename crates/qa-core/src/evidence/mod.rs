@@ -12,6 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 mod beneath;
+mod home;
+pub use home::HOME_VARS;
 #[cfg(unix)]
 mod helper;
 #[cfg(unix)]

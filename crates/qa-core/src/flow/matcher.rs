@@ -70,7 +70,28 @@ impl Serialize for Pattern {
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pattern, D::Error> {
         let text = String::deserialize(d)?;
-        Pattern::new(&text).map_err(|e| serde::de::Error::custom(format!("{INVALID_REGEX}: {e}")))
+        Pattern::new(&text).map_err(|e| serde::de::Error::custom(regex_error_message(&e)))
+    }
+}
+
+/// The message of a pattern that does not compile: `invalid regex: WHAT`
+/// on the first line, then the regex crate's own notation of the pattern
+/// with `^` under the offending characters (its lines as they are, so the
+/// caret stays under the character when the message is printed).
+pub(crate) fn regex_error_message(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    match (lines.first(), lines.last()) {
+        (Some(&"regex parse error:"), Some(last)) if lines.len() > 2 => {
+            match last.strip_prefix("error: ") {
+                Some(what) => format!(
+                    "{INVALID_REGEX}: {what}\n{}",
+                    lines[1..lines.len() - 1].join("\n")
+                ),
+                None => format!("{INVALID_REGEX}: {text}"),
+            }
+        }
+        _ => format!("{INVALID_REGEX}: {text}"),
     }
 }
 
@@ -258,5 +279,20 @@ mod tests {
         assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"regex":"a+b"}"#);
         let bad = serde_json::from_str::<Matcher>(r#"{"regex":"("}"#).unwrap_err();
         assert!(bad.to_string().starts_with(INVALID_REGEX), "{bad}");
+    }
+
+    #[test]
+    fn a_regex_error_puts_the_caret_under_the_offending_character() {
+        let e = Pattern::new("ab[z-a]c").unwrap_err();
+        let msg = regex_error_message(&e);
+        let lines: Vec<&str> = msg.lines().collect();
+        assert_eq!(
+            lines[0], "invalid regex: invalid character class range, the start must be <= the end",
+            "{msg}"
+        );
+        // The pattern, then the caret line, both in the same columns.
+        let col = lines[1].find("ab[").unwrap() + "ab[".len();
+        assert_eq!(lines[2].find('^'), Some(col), "{msg}");
+        assert!(!msg.contains("\\n"), "{msg}");
     }
 }

@@ -25,7 +25,7 @@ pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
 pub use parse::{de_at, jsonc_value, step_lines, ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{
-    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, LaunchSpec,
+    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, Home, LaunchSpec,
     Presentation, RawTarget, ReducedMotion, ServerSpec, Target, TargetKind, TerminalApp, Viewport,
     WindowSpec, EMULATED_TERM,
 };

@@ -536,6 +536,12 @@ fn serde_error(e: serde_path_to_error::Error<serde_json::Error>, at: &str) -> Fl
     } else {
         FlowErrorCode::WrongType
     };
+    if code == FlowErrorCode::MissingField && ptr.is_empty() && msg == "missing field `target`" {
+        msg = format!(
+            "missing field `target`: add a target with {}",
+            super::validate::TARGET_KINDS
+        );
+    }
     if code == FlowErrorCode::WrongType
         && ptr.ends_with("/argv")
         && msg.starts_with("invalid type: string")
@@ -850,8 +856,11 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
                     names.join(", ")
                 )
             } else {
+                let fix = super::suggest::equivalent_action(kind, &action)
+                    .map(|f| format!("; {f}"))
+                    .unwrap_or_default();
                 format!(
-                    "{action:?} is a {} action; this is a {} flow",
+                    "{action:?} is a {} action; this is a {} flow{fix}",
                     elsewhere.join("/"),
                     kind.as_str()
                 )

@@ -157,6 +157,24 @@ pub enum TerminalApp {
 /// model emulates.
 pub const EMULATED_TERM: &str = "xterm-256color";
 
+/// Which home directory a launched program gets (`target.command.home`,
+/// `target.application.launch.home`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Home {
+    /// A fresh, empty home in the run's scratch (removed when the run
+    /// ends): `HOME` and the XDG base directories (`XDG_CONFIG_HOME`,
+    /// `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_STATE_HOME`) point into it,
+    /// so nothing the program saves lands in the user's home (Linux and
+    /// macOS; on Windows the program keeps the user's profile). The
+    /// default.
+    #[default]
+    Fresh,
+    /// The user's own `HOME` (and XDG directories, where the driver passes
+    /// them on): what the program saves stays after the run.
+    Inherit,
+}
+
 /// A terminal target: `target.command`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -170,6 +188,10 @@ pub struct CommandTarget {
     /// Environment variables merged over the safe base.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// `fresh` (default: `HOME` and the XDG directories in the run's
+    /// scratch) or `inherit` (the user's `HOME`). `env` wins over either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home: Option<Home>,
     /// `pty` (default) or `native-terminal`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presentation: Option<Presentation>,
@@ -217,6 +239,10 @@ pub struct LaunchSpec {
     /// Extra environment variables.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// `fresh` (default: `HOME` and the XDG directories in the run's
+    /// scratch) or `inherit` (the user's `HOME`). `env` wins over either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home: Option<Home>,
 }
 
 /// Which window of a desktop application to use.

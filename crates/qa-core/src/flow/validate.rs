@@ -216,6 +216,68 @@ pub fn check_origin(o: &str, at: &str) -> Result<(), FlowError> {
     Ok(())
 }
 
+/// The three ways to name a target, for a flow whose target names none.
+pub(crate) const TARGET_KINDS: &str = r#"`url` (browser: "target": {"url": "http://localhost:8000/"}), `command` (terminal: "target": {"command": {"argv": ["prog", "arg"]}}) or `application` (desktop: "target": {"application": {"launch": {"argv": ["prog"]}}})"#;
+
+/// The schemes a browser target opens directly.
+const KNOWN_SCHEMES: &[&str] = &[
+    "http", "https", "file", "about", "data", "blob", "chrome", "ws", "wss",
+];
+
+/// Checks that `u` (at pointer `at`, the field `field`) is an absolute URL,
+/// and names the fix for one written without its scheme
+/// (`localhost:8000/admin`, `example.com`), which either does not parse or
+/// parses with the host as its scheme. `relative` is added to the message
+/// when the URL does not parse at all.
+fn check_absolute_url(u: &str, at: &str, field: &str, relative: &str) -> Result<(), FlowError> {
+    let no_scheme = |also: &str| {
+        FlowError::new(
+            FlowErrorCode::InvalidUrl,
+            at,
+            format!(
+                "{field} {u:?} has no scheme; add http:// (or https://): {:?}{also}",
+                format!("http://{u}")
+            ),
+        )
+    };
+    match url::Url::parse(u) {
+        Ok(p) => {
+            // `localhost:8000/x` parses with scheme `localhost` and path
+            // `8000/x`: a host and port, not a scheme.
+            if !KNOWN_SCHEMES.contains(&p.scheme()) && looks_like_host(u) {
+                return Err(no_scheme(""));
+            }
+            Ok(())
+        }
+        // `example.com`, or a page name (`index.html`) meant relative.
+        Err(url::ParseError::RelativeUrlWithoutBase) if looks_like_host(u) => {
+            Err(no_scheme(relative))
+        }
+        Err(e) => Err(FlowError::new(
+            FlowErrorCode::InvalidUrl,
+            at,
+            format!("not an absolute URL ({e}){relative}"),
+        )),
+    }
+}
+
+/// Whether `u` starts with what reads as `host[:port]` (`example.com`,
+/// `localhost:8000/admin`, `127.0.0.1`), so it is a URL that lacks only
+/// its scheme.
+fn looks_like_host(u: &str) -> bool {
+    let authority = u.split(['/', '?', '#']).next().unwrap_or_default();
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (authority, None),
+    };
+    !host.is_empty()
+        && !host.starts_with(['.', '-'])
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        && port.is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
 pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target, FlowError> {
     let browser =
         raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
@@ -226,7 +288,7 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
         return Err(FlowError::new(
             FlowErrorCode::TargetKind,
             "/target",
-            "the target needs exactly one of url (browser), command (terminal), application (desktop)",
+            format!("the target needs exactly one of {TARGET_KINDS}"),
         ));
     }
     if n > 1 {
@@ -289,23 +351,16 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
             if let Some(u) = &raw.url {
                 // Relative to serve's root, baseUrl or the server's readyUrl.
                 if raw.serve.is_none() && raw.base_url.is_none() && raw.server.is_none() {
-                    url::Url::parse(u).map_err(|e| {
-                        FlowError::new(
-                            FlowErrorCode::InvalidUrl,
-                            "/target/url",
-                            format!("not an absolute URL ({e}); a relative url needs serve, server or baseUrl"),
-                        )
-                    })?;
+                    check_absolute_url(
+                        u,
+                        "/target/url",
+                        "url",
+                        "; a relative url needs serve, server or baseUrl",
+                    )?;
                 }
             }
             if let Some(b) = &raw.base_url {
-                url::Url::parse(b).map_err(|e| {
-                    FlowError::new(
-                        FlowErrorCode::InvalidUrl,
-                        "/target/baseUrl",
-                        format!("not an absolute URL: {e}"),
-                    )
-                })?;
+                check_absolute_url(b, "/target/baseUrl", "baseUrl", "")?;
             }
             for (i, o) in raw.allowed_origins.iter().flatten().enumerate() {
                 check_origin(o, &format!("/target/allowedOrigins/{i}"))?;
@@ -339,13 +394,7 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                 if let Some(c) = &s.cwd {
                     check_project_path(c, "/target/server/cwd", base_dir)?;
                 }
-                url::Url::parse(&s.ready_url).map_err(|e| {
-                    FlowError::new(
-                        FlowErrorCode::InvalidUrl,
-                        "/target/server/readyUrl",
-                        format!("not an absolute URL: {e}"),
-                    )
-                })?;
+                check_absolute_url(&s.ready_url, "/target/server/readyUrl", "readyUrl", "")?;
             }
             if let Some(p) = &raw.profile {
                 if !valid_profile_id(p) {

@@ -219,6 +219,20 @@ async fn open_inner(
             // The run's own display: only with its cookie.
             cmd.env("XAUTHORITY", &a.file);
         }
+        // A fresh home in the run's scratch (unless the flow inherits the
+        // user's); the flow's own env comes after, so it wins.
+        let home = qa_desktop::home::vars(spec, ctx)?;
+        if !home.is_empty() && env.xauth.is_none() && std::env::var_os("XAUTHORITY").is_none() {
+            // Xlib finds the host display's cookie in $HOME/.Xauthority:
+            // the application keeps reading the user's.
+            if let Some(h) = std::env::var_os("HOME") {
+                let cookie = std::path::Path::new(&h).join(".Xauthority");
+                if cookie.is_file() {
+                    cmd.env("XAUTHORITY", cookie);
+                }
+            }
+        }
+        cmd.envs(home);
         cmd.envs(&spec.env);
         let (stdout, stderr) = app_logs::sinks(ctx);
         cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);

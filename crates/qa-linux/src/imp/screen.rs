@@ -234,6 +234,18 @@ struct Recording(WindowVideo);
 
 #[async_trait]
 impl WindowRecording for Recording {
+    fn records(&self) -> bool {
+        self.0.records()
+    }
+
+    async fn ready(&self, length: Duration, deadline: Deadline) -> bool {
+        self.0.ready(length, deadline).await
+    }
+
+    async fn hold(&self, length: Duration, deadline: Deadline) {
+        self.0.hold(length, deadline).await
+    }
+
     async fn finish(self: Box<Self>, deadline: Deadline) -> Vec<Note> {
         self.0.finish(deadline).await
     }

@@ -132,6 +132,10 @@ impl DesktopPlatform for Linux {
         artifacts::screenshot(&self.app).await
     }
 
+    fn window_video(&self) -> Option<&WindowVideo> {
+        Some(&self.video)
+    }
+
     fn exit(&mut self) -> Exit {
         Exit::of(self.launched.as_mut())
     }

@@ -22,6 +22,11 @@
 //! learns the video's size from the first frame ([`FrameSize::First`]).
 //! Every later frame is put at that size ([`qa_desktop::video::fit`]).
 //!
+//! The session asks for a frame at once ([`qa_desktop::video::Control`]):
+//! before the first input (the window is looked for then too, so the video
+//! starts before anything was typed) and after each performed step, whose
+//! fresh frame is then held on screen in the video.
+//!
 //! Cost: the capture and PNG encoding run on the blocking pool; a missed
 //! tick is skipped (a lower effective rate), a capture never takes more
 //! than half the time (it waits as long as it worked when slow), and an
@@ -37,10 +42,12 @@ use super::procs;
 use qa_core::recording::VideoBounds;
 use qa_core::video::{FrameSize, VideoRecorder};
 use qa_core::SessionContext;
-use qa_desktop::video::{fit, start_recorder, video_size, Captured, WindowVideo, VIDEO_NAME};
+use qa_desktop::video::{
+    fit, start_recorder, video_size, Captured, Control, Wake, WindowVideo, VIDEO_NAME,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tokio::time::MissedTickBehavior;
 use x11rb::protocol::xproto::Window;
 
@@ -73,11 +80,12 @@ pub(crate) struct Target {
 /// or this capture task).
 pub(crate) fn start(ctx: &SessionContext, target: Target) -> WindowVideo {
     let c = ctx.clone();
-    WindowVideo::start(ctx, move |stop| capture(c, target, stop))
+    WindowVideo::start(ctx, move |control| capture(c, target, control))
 }
 
-/// The capture loop: one frame per tick until `stop`.
-async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver<()>) -> Captured {
+/// The capture loop: one frame per tick, and one at once for each of the
+/// session's asks, until stopped.
+async fn capture(ctx: SessionContext, mut t: Target, mut control: Control) -> Captured {
     let fps = ctx.recording.bounds.fps.max(1);
     let period = Duration::from_secs(1) / fps;
     let mut tick = tokio::time::interval(period);
@@ -102,11 +110,15 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
     let mut size: Option<(u32, u32)> = None;
     let bounds = ctx.recording.bounds;
     loop {
-        tokio::select! {
-            biased;
-            _ = &mut stop => break,
-            _ = tick.tick() => {}
-        }
+        let ask = match control.wait(&mut tick).await {
+            Wake::Stop => break,
+            Wake::Tick => None,
+            Wake::Ask(a) => {
+                // Asked for a frame: look for the window now if need be.
+                next_look = Instant::now();
+                Some(a)
+            }
+        };
         if t.picked.has_changed().unwrap_or(false) {
             if let Some(w) = *t.picked.borrow_and_update() {
                 window = Some(w);
@@ -127,7 +139,10 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
             .ok()
             .flatten();
         }
-        let Some(id) = window else { continue };
+        let Some(id) = window else {
+            control.answer(ask, out.recorder.as_ref());
+            continue;
+        };
         // Fail-closed: no frame while the run has a secret value.
         if !ctx.secrets.is_empty() {
             out.secret_seen = true;
@@ -180,11 +195,11 @@ async fn capture(ctx: SessionContext, mut t: Target, mut stop: oneshot::Receiver
                 out.last_error = Some(e.to_string());
             }
         }
+        // The frame asked for was pushed (or could not be taken): its hold.
+        control.answer(ask, out.recorder.as_ref());
         if let Some(rest) = rest_after(cost, period) {
-            tokio::select! {
-                biased;
-                _ = &mut stop => break,
-                _ = tokio::time::sleep(rest) => {}
+            if !control.rest(rest).await {
+                break;
             }
         }
     }

@@ -272,6 +272,9 @@ async fn open_inner(
                 Some(cwd) => flow.base_dir.join(cwd),
                 None => flow.base_dir.clone(),
             });
+            // A fresh home in the run's scratch (unless the flow inherits
+            // the user's); the flow's own env comes after, so it wins.
+            cmd.envs(qa_desktop::home::vars(spec, ctx)?);
             cmd.envs(&spec.env);
             let (stdout, stderr) = app_logs::sinks(ctx);
             cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);

@@ -209,6 +209,10 @@ impl DesktopPlatform for Mac {
         shot::screenshot(self.app.clone()).await
     }
 
+    fn window_video(&self) -> Option<&WindowVideo> {
+        Some(&self.video)
+    }
+
     fn exit(&mut self) -> Exit {
         Exit::of(self.launched.as_mut())
     }

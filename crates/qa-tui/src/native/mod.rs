@@ -139,6 +139,20 @@ const SETTLE_MS: u64 = 3_000;
 /// settled.
 #[cfg(unix)]
 const SETTLED_AFTER: usize = 3;
+/// After a performed step, how long the program's output must stay quiet
+/// before the window's frame is taken for the video's hold.
+#[cfg(unix)]
+const VIDEO_QUIET: std::time::Duration = std::time::Duration::from_millis(50);
+/// The longest wait for that quiet (a program that never stops drawing).
+#[cfg(unix)]
+const VIDEO_SETTLE_MS: u64 = 500;
+/// The longest wait for the window video's first frame before the first
+/// input.
+#[cfg(unix)]
+const VIDEO_READY_MS: u64 = 5_000;
+/// The longest wait for the window video's fresh frame after a step.
+#[cfg(unix)]
+const VIDEO_HOLD_MS: u64 = 2_000;
 
 /// A session's terminal window: the window, the mirror to it and its
 /// video.
@@ -150,6 +164,8 @@ pub(crate) struct NativeParts {
     pub mirror: window::Mirror,
     /// Its video, while recording.
     pub video: Option<Box<dyn qa_core::window::WindowRecording>>,
+    /// [`NativeParts::video_ready`] ran.
+    pub readied: std::sync::atomic::AtomicBool,
 }
 
 /// No native terminal off Unix.
@@ -199,6 +215,61 @@ impl NativeParts {
         })
     }
 
+    /// Before an input: the window video has a fresh frame of the window,
+    /// held on screen for [`qa_core::recording::DEFAULT_VIDEO_HOLD_MS`]
+    /// (only the first call asks and waits, at most [`VIDEO_READY_MS`]),
+    /// so the video starts with the window as it was before anything was
+    /// typed.
+    pub(crate) async fn video_ready(&self, deadline: qa_core::Deadline) {
+        use std::sync::atomic::Ordering;
+        if self.readied.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(v) = self.video.as_ref().filter(|v| v.records()) {
+            // What the program showed so far is in the window first (the
+            // model may be ahead of it).
+            self.mirror
+                .fence(qa_core::Deadline::after_ms(SETTLE_MS).min(deadline))
+                .await;
+            let hold = std::time::Duration::from_millis(qa_core::recording::DEFAULT_VIDEO_HOLD_MS);
+            v.ready(
+                hold,
+                qa_core::Deadline::after_ms(VIDEO_READY_MS).min(deadline),
+            )
+            .await;
+        }
+    }
+
+    /// After a performed step: once the program's output (`changes`,
+    /// subscribed before the step's input) has been quiet for
+    /// [`VIDEO_QUIET`] (at most [`VIDEO_SETTLE_MS`]) and the window has
+    /// read all of it, a fresh frame of the window is held on screen in the
+    /// video for [`qa_core::recording::DEFAULT_VIDEO_HOLD_MS`], so the
+    /// step's result can be watched. Nothing without a recording video.
+    pub(crate) async fn video_hold(
+        &self,
+        mut changes: tokio::sync::watch::Receiver<u64>,
+        deadline: qa_core::Deadline,
+    ) {
+        let Some(v) = self.video.as_ref().filter(|v| v.records()) else {
+            return;
+        };
+        let settle = qa_core::Deadline::after_ms(VIDEO_SETTLE_MS).min(deadline);
+        while let Some(Ok(Ok(()))) = settle
+            .run(tokio::time::timeout(VIDEO_QUIET, changes.changed()))
+            .await
+        {}
+        self.mirror
+            .fence(qa_core::Deadline::after_ms(SETTLE_MS).min(deadline))
+            .await;
+        let hold = std::time::Duration::from_millis(qa_core::recording::DEFAULT_VIDEO_HOLD_MS);
+        v.hold(
+            hold,
+            qa_core::Deadline::after_ms(VIDEO_HOLD_MS).min(deadline),
+        )
+        .await;
+    }
+
     /// Finishes the window's video (before the window ends).
     pub(crate) async fn finish(&mut self, deadline: qa_core::Deadline) -> Vec<qa_core::Note> {
         match self.video.take() {
@@ -217,6 +288,18 @@ impl NativeParts {
     pub(crate) async fn capture(
         &self,
     ) -> Result<qa_core::window::WindowPicture, qa_core::DriverError> {
+        match *self {}
+    }
+
+    pub(crate) async fn video_ready(&self, _deadline: qa_core::Deadline) {
+        match *self {}
+    }
+
+    pub(crate) async fn video_hold(
+        &self,
+        _changes: tokio::sync::watch::Receiver<u64>,
+        _deadline: qa_core::Deadline,
+    ) {
         match *self {}
     }
 

@@ -1,6 +1,8 @@
 //! Accessibility snapshots: Chromium's full accessibility tree (of the page
 //! or the step's frame), compacted to a bounded tree of roles, names,
-//! values and states, optionally rooted at one element.
+//! values and states, optionally rooted at one element. An element's name
+//! is the one `role` + `name` locators match ([`super::names`]), so that a
+//! snapshot is something to write a locator from.
 
 use super::publish;
 use crate::actionability::actionable;
@@ -98,20 +100,79 @@ fn compact_node(n: &Value) -> AxNode {
     }
 }
 
+/// The DOM node of an AX node whose name is shown and is an element's
+/// (not text): one Chromium names, or one acts on.
+fn named_element(n: &Value) -> Option<i64> {
+    let role = n["role"]["value"].as_str().unwrap_or("");
+    let named = n["name"]["value"].as_str().is_some_and(|s| !s.is_empty());
+    let text = matches!(role, "StaticText" | "InlineTextBox" | "LineBreak");
+    let acts = super::names::ACTIONABLE.contains(&role);
+    (!text && (named || acts))
+        .then(|| n["backendDOMNodeId"].as_i64())
+        .flatten()
+}
+
+/// Gives the nodes of `tree` the names locators match: `elements[i]` is
+/// the DOM node of the `i`-th node in pre-order (document order), when its
+/// name is an element's. A node the page cannot answer for, or that no
+/// `role` locator finds, keeps Chromium's name.
+async fn locator_names(
+    page: &Page,
+    tree: &mut AxSnapshot,
+    elements: &[Option<i64>],
+    deadline: Deadline,
+) {
+    let (at, backends): (Vec<usize>, Vec<i64>) = elements
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((i, (*b)?)))
+        .unzip();
+    if backends.is_empty() {
+        return;
+    }
+    let found = super::names::locator_names(page, &backends, deadline).await;
+    let mut names: Vec<Option<Option<String>>> = vec![None; elements.len()];
+    for (i, n) in at.into_iter().zip(found) {
+        names[i] = n
+            .and_then(super::names::LocatorName::by_role)
+            .map(|n| Some(clip(&n)).filter(|n| !n.is_empty()));
+    }
+    fn give(nodes: &mut [AxNode], names: &mut std::slice::IterMut<'_, Option<Option<String>>>) {
+        for n in nodes {
+            if let Some(Some(name)) = names.next().map(Option::take) {
+                n.name = name;
+            }
+            give(&mut n.children, names);
+        }
+    }
+    if let Some(nodes) = tree.nodes.as_mut() {
+        give(nodes, &mut names.iter_mut());
+    }
+}
+
 /// Turns `Accessibility.getFullAXTree`'s flat node list into a bounded tree
 /// of `{role, name, value?, states?, children?}` (ignored nodes skipped).
+#[cfg(test)]
 pub(crate) fn compact_ax(nodes: &[Value]) -> AxSnapshot {
+    compact_ax_with_elements(nodes).0
+}
+
+/// [`compact_ax`], and the DOM node of each kept node in pre-order whose
+/// name is an element's ([`named_element`]).
+fn compact_ax_with_elements(nodes: &[Value]) -> (AxSnapshot, Vec<Option<i64>>) {
     let by_id: HashMap<&str, &Value> = nodes
         .iter()
         .filter_map(|n| n["nodeId"].as_str().map(|id| (id, n)))
         .collect();
     let mut budget = MAX_AX_NODES;
+    let mut elements = Vec::new();
     fn build<'a>(
         n: &'a Value,
         by_id: &HashMap<&str, &'a Value>,
         budget: &mut usize,
         depth: usize,
         out: &mut Vec<AxNode>,
+        elements: &mut Vec<Option<i64>>,
     ) {
         if *budget == 0 || depth > MAX_AX_DEPTH {
             return;
@@ -124,16 +185,17 @@ pub(crate) fn compact_ax(nodes: &[Value]) -> AxSnapshot {
         if n["ignored"].as_bool() == Some(true) {
             // An ignored node's children take its place.
             for k in kids {
-                build(k, by_id, budget, depth + 1, out);
+                build(k, by_id, budget, depth + 1, out, elements);
             }
             return;
         }
         // Counted before its children: a truncated tree keeps the top of
         // the page, in document order.
         *budget -= 1;
+        elements.push(named_element(n));
         let mut children = Vec::new();
         for k in kids {
-            build(k, by_id, budget, depth + 1, &mut children);
+            build(k, by_id, budget, depth + 1, &mut children, elements);
         }
         let mut o = compact_node(n);
         o.children = children;
@@ -142,13 +204,14 @@ pub(crate) fn compact_ax(nodes: &[Value]) -> AxSnapshot {
     let root = nodes.iter().find(|n| n["parentId"].is_null());
     let mut out = Vec::new();
     if let Some(r) = root {
-        build(r, &by_id, &mut budget, 0, &mut out);
+        build(r, &by_id, &mut budget, 0, &mut out, &mut elements);
     }
-    AxSnapshot {
+    let tree = AxSnapshot {
         nodes: Some(out),
         truncated: budget == 0,
         ..Default::default()
-    }
+    };
+    (tree, elements)
 }
 
 /// An accessibility snapshot of the page (or frame), or of the subtree of
@@ -183,18 +246,19 @@ pub(crate) async fn ax_snapshot(
         None => None,
     };
     let frame_id = page.frame.as_ref().map(|f| f.id.clone());
-    let tree = match root_backend {
+    let (mut tree, elements) = match root_backend {
         None if element_count(page).await <= WHOLE_TREE_ELEMENTS => {
             let tree = page
                 .send(&GetFullAxTree { frame_id })
                 .await
                 .map_err(failed)?;
-            compact_ax(&tree.nodes)
+            compact_ax_with_elements(&tree.nodes)
         }
         _ => walk_ax(page, root_backend, frame_id)
             .await
             .map_err(failed)?,
     };
+    locator_names(page, &mut tree, &elements, deadline).await;
     // A secret split across elements (`<span>ab</span><span>cd</span>`)
     // shows in no single name: redacted across them, as pictures mask it.
     // Names and values are cut to their shown length after that, on the
@@ -241,7 +305,7 @@ async fn walk_ax(
     page: &Page,
     root_backend: Option<i64>,
     frame_id: Option<String>,
-) -> Result<AxSnapshot, crate::cdp::CdpError> {
+) -> Result<(AxSnapshot, Vec<Option<i64>>), crate::cdp::CdpError> {
     page.send(&AccessibilityEnable {}).await?;
     let root = match root_backend {
         Some(b) => page
@@ -262,6 +326,7 @@ async fn walk_ax(
         ),
     };
     let mut budget = MAX_AX_NODES;
+    let mut elements = Vec::new();
     // Nodes read but not visited yet, by id: Chromium answers a node's
     // children with the children of its ignored children too.
     let mut received: HashMap<String, Box<RawValue>> = HashMap::new();
@@ -284,11 +349,12 @@ async fn walk_ax(
                     parent.children.push(o);
                 }
                 _ => {
-                    return Ok(AxSnapshot {
+                    let tree = AxSnapshot {
                         nodes: Some(done.children),
                         truncated: budget == 0,
                         ..Default::default()
-                    });
+                    };
+                    return Ok((tree, elements));
                 }
             }
             continue;
@@ -308,6 +374,7 @@ async fn walk_ax(
             continue;
         }
         budget -= 1;
+        elements.push(named_element(&raw));
         let node = compact_node(&raw);
         stack.push(Open {
             node: Some(node),

@@ -3,11 +3,15 @@
 //! (buttons, links, fields, …, each with a reference), what orients
 //! (headings, landmarks, lists and their items, tables, alerts, dialogs)
 //! and the text the page shows, as a tree in document order, each element
-//! with its states, its box and the flow locator that finds it. A control
-//! without a name carries the text of the item or row around it. A very
-//! big page's tree is read node by node up to a bound, so its top is
-//! listed and the listing says it is cut.
+//! with its states, its box and the flow locator that finds it. Each
+//! element's name is the one `role` + `name` locators match (the page
+//! helper's, not Chromium's: the two differ, e.g. at a `<wbr>`), so a name
+//! as listed is one a flow can write. A control without a name carries the
+//! text of the item or row around it. A very big page's tree is read node
+//! by node up to a bound, so its top is listed and the listing says it is
+//! cut.
 use super::ax::{self, clip, states_of, MAX_AX_STRING};
+use super::names::{self, ACTIONABLE};
 use crate::cdp::commands::{DescribeBackendNode, GetBoxModel, GetFullAxTree};
 use crate::codes::WebCode;
 use crate::page::{DomOp, Page, Resolved};
@@ -15,27 +19,6 @@ use qa_core::observe::{suggest_locator, Bounds, ObservedElement, MAX_ELEMENTS};
 use qa_core::{Deadline, DriverError, Secrets};
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// Roles one acts on: they get a reference.
-const ACTIONABLE: &[&str] = &[
-    "button",
-    "link",
-    "textbox",
-    "searchbox",
-    "checkbox",
-    "radio",
-    "combobox",
-    "listbox",
-    "option",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "tab",
-    "switch",
-    "slider",
-    "spinbutton",
-    "treeitem",
-];
 
 /// Roles shown for orientation, without a reference.
 const CONTEXT: &[&str] = &[
@@ -115,7 +98,8 @@ pub(crate) async fn elements(
     let mut raw = Vec::new();
     let mut truncated = partial;
     walk(root, &by_id, 0, 0, "", &mut raw, &mut truncated);
-    let raw = merge_texts(raw);
+    let mut raw = merge_texts(raw);
+    locator_names(page, &mut raw, deadline).await;
     let contexts = row_texts(&raw);
     let test_ids = {
         let mut v = Vec::with_capacity(raw.len());
@@ -196,6 +180,28 @@ pub(crate) async fn elements(
         });
     }
     Ok((out, truncated))
+}
+
+/// Replaces the name (Chromium's) of each element one acts on or Chromium
+/// names with the one `role` + `name` locators match
+/// ([`super::names`]). An element the page no longer has, or that no
+/// `role` locator finds, keeps Chromium's name (its locator is checked
+/// anyway).
+async fn locator_names(page: &Page, raw: &mut [Raw], deadline: Deadline) {
+    // What is listed with a name: what one acts on, and what Chromium
+    // names (an unnamed list, item or paragraph only orients).
+    let (at, backends): (Vec<usize>, Vec<i64>) = raw
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.role != TEXT && (r.actionable || !r.name.is_empty()))
+        .filter_map(|(i, r)| Some((i, r.backend?)))
+        .unzip();
+    let names = names::locator_names(page, &backends, deadline).await;
+    for (i, n) in at.into_iter().zip(names) {
+        if let Some(name) = n.and_then(names::LocatorName::by_role) {
+            raw[i].name = clip(&name);
+        }
+    }
 }
 
 /// A name cut to [`MAX_AX_STRING`] bytes, not redacted (for locators).

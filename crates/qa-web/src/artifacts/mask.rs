@@ -194,7 +194,7 @@ pub(super) async fn show(page: &Page, plan: &Plan, deadline: Deadline) -> Result
         let cmd = ResolveNode {
             backend_node_id: backend,
             object_group: GROUP,
-            execution_context_id: ctx,
+            execution_context_id: Some(ctx),
         };
         async move { call(page, &page.session, &cmd, deadline).await }
     };

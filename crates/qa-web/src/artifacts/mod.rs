@@ -8,6 +8,7 @@ mod ax;
 mod elements;
 mod logs;
 mod mask;
+mod names;
 mod screenshot;
 
 pub(crate) use ax::ax_snapshot;

@@ -710,13 +710,15 @@ pub(crate) struct Node {
     pub frame_id: Option<String>,
 }
 
-/// `DOM.resolveNode`.
+/// `DOM.resolveNode` (without a context: in the main world of the node's
+/// frame).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ResolveNode {
     pub backend_node_id: i64,
     pub object_group: &'static str,
-    pub execution_context_id: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<i64>,
 }
 command!(ResolveNode = "DOM.resolveNode" -> Resolved);
 

@@ -107,23 +107,33 @@ async (op, spec, arg) => {
   const nameFromContent = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader',
     'checkbox', 'radio', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
     'treeitem', 'switch', 'tooltip', 'row', 'listitem', 'gridcell', 'legend', 'paragraph']);
-  const textOf = (e, depth) => {
+  // The text of `e` for a name; `self` (a control named by the label it is
+  // in) does not name itself with its own value.
+  const textOf = (e, depth, self) => {
     if (depth > 20) return '';
     let out = '';
     const kids = e.shadowRoot ? e.shadowRoot.childNodes : e.childNodes;
     for (const n of kids) {
       if (n.nodeType === 3) out += n.textContent;
       else if (n.nodeType === 1) {
-        if (n.tagName === 'SLOT') { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.textContent : textOf(a, depth + 1); continue; }
+        if (n === self) continue;
+        if (n.tagName === 'SLOT') { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.textContent : textOf(a, depth + 1, self); continue; }
         if (hiddenFromAX(n)) continue;
         if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(n.tagName)) continue;
         const lab = n.getAttribute('aria-label');
         if (lab) { out += ' ' + lab + ' '; continue; }
         if (n.tagName === 'IMG') { out += ' ' + (n.getAttribute('alt') || '') + ' '; continue; }
-        if (n.tagName === 'INPUT') { out += ' ' + (n.value || '') + ' '; continue; }
+        // An embedded field names with its value, a button with its own
+        // name; a checkbox, radio, file or password input adds nothing.
+        if (n.tagName === 'INPUT') {
+          const r = inputRole(n);
+          const quiet = ['checkbox', 'radio', null].includes(r) || ['file', 'password'].includes((n.type || '').toLowerCase());
+          out += ' ' + (r === 'button' ? accName(n) : quiet ? '' : (n.value || '')) + ' ';
+          continue;
+        }
         const block = style(n).display;
         const sep = (block === 'inline' || block === 'contents') ? '' : ' ';
-        out += sep + textOf(n, depth + 1) + sep;
+        out += sep + textOf(n, depth + 1, self) + sep;
       }
     }
     return out;
@@ -145,7 +155,7 @@ async (op, spec, arg) => {
         return norm(e.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''));
       }
       if (t === 'INPUT' && type === 'image') return norm(e.getAttribute('alt') || 'Submit');
-      if (e.labels && e.labels.length) return norm([...e.labels].map((l) => textOf(l, 0)).join(' '));
+      if (e.labels && e.labels.length) return norm([...e.labels].map((l) => textOf(l, 0, e)).join(' '));
       return norm(e.getAttribute('title') || e.getAttribute('placeholder') || '');
     }
     if (t === 'IMG' || t === 'AREA') return norm(e.getAttribute('alt') || e.getAttribute('title') || '');
@@ -157,7 +167,7 @@ async (op, spec, arg) => {
   }
   const labelTexts = (e) => {
     const out = [];
-    if (e.labels) for (const l of e.labels) out.push(textOf(l, 0));
+    if (e.labels) for (const l of e.labels) out.push(textOf(l, 0, e));
     const lb = byIds(e, 'aria-labelledby');
     if (lb.length) out.push(lb.map((x) => textOf(x, 0)).join(' '));
     const al = e.getAttribute('aria-label');
@@ -357,10 +367,28 @@ async (op, spec, arg) => {
     const b = el.getBoundingClientRect();
     return { role: roleOf(el), name: cut(accName(el) || '', 200), x: b.x, y: b.y, w: b.width, h: b.height };
   }
+  if (op === 'names') {
+    // The role and the accessible name role-and-name locators match, of
+    // each node passed by reference (`arg.nodes`; null for what is not an
+    // element), for the element listings and accessibility snapshots: the
+    // names they show are the ones a locator finds. Cut like other page
+    // text the driver reads.
+    return arg.nodes.map((e) => (e && e.nodeType === 1 ? { role: roleOf(e), name: cut(accName(e), 4096) } : null));
+  }
   if (op === 'candidates') {
     // For a failure message: the elements a locator matched (when it
     // matched several) or the closest ones (when it matched none), at most
     // 10, with how many there were.
+    const whole = Object.assign({}, spec);
+    delete whole.nth;
+    // What a locator matches, resolved once per locator (the page does not
+    // change during this call; the candidates share locators).
+    const memo = new Map();
+    const matches = (l) => {
+      const k = JSON.stringify(l);
+      if (!memo.has(k)) memo.set(k, resolve(l).list);
+      return memo.get(k);
+    };
     const info = (e) => {
       const name = accName(e);
       const t = ownText(e);
@@ -372,14 +400,17 @@ async (op, spec, arg) => {
       return { role: roleOf(e), name, text, testId: e.getAttribute('data-testid'), detail: bits.join(', '), locator: unique(e) };
     };
     // A locator a flow could write that finds this element and no other:
-    // its test id, role and name, label, placeholder, text, then an id or a
-    // class; none when every one of them also finds another element.
+    // its test id, role and name (as a substring, then exact), label,
+    // placeholder, text, then an id or a class. When each of them also
+    // finds another element: one of them with `nth` (this element's place
+    // among what it finds) — the failed locator itself first. Each is
+    // resolved and kept only when it finds this element alone.
     const unique = (e) => {
       const role = roleOf(e), name = accName(e);
       const tries = [];
       const testId = e.getAttribute('data-testid');
       if (testId) tries.push({ testId });
-      if (role && name) tries.push({ role, name });
+      if (role && name) tries.push({ role, name }, { role, name, exact: true });
       for (const l of labelTexts(e)) if (norm(l)) tries.push({ label: norm(l) });
       if (e.hasAttribute('placeholder') && e.getAttribute('placeholder')) tries.push({ placeholder: e.getAttribute('placeholder') });
       const t = ownText(e);
@@ -387,17 +418,31 @@ async (op, spec, arg) => {
       if (e.id && /^[A-Za-z][\w-]*$/.test(e.id)) tries.push({ css: e.localName + '#' + e.id });
       for (const c of e.classList) if (/^[A-Za-z][\w-]*$/.test(c)) tries.push({ css: e.localName + '.' + c });
       for (const l of tries) {
+        const m = matches(l);
+        if (m.length === 1 && m[0] === e) return l;
+      }
+      const bases = [whole, ...tries];
+      if (role && !name) bases.push({ role });
+      for (const b of bases) {
+        const at = matches(b).indexOf(e);
+        if (at < 0) continue;
+        // Checked as a flow resolves it.
+        const l = Object.assign({}, b, { nth: at });
         const r = resolve(l);
         if (r.list.length === 1 && r.list[0] === e) return l;
       }
       return null;
     };
-    const whole = Object.assign({}, spec);
-    delete whole.nth;
-    const r = resolve(whole);
-    if (r.list.length > 0) return { matched: true, total: r.list.length, list: r.list.slice(0, 10).map(info) };
+    const matched = matches(whole);
+    if (matched.length > 0) return { matched: true, total: matched.length, list: matched.slice(0, 10).map(info) };
     const want = norm(spec.name || spec.label || spec.placeholder || spec.text || spec.testId || '').toLowerCase();
-    if (spec.css !== undefined || (!want && spec.role === undefined)) return { matched: false, total: 0, list: [] };
+    // What the failed step does with its element (`arg.action`): the
+    // elements that can take it rank first. Those of a kind a page has few
+    // of (text boxes for `fill`, checkboxes, selects, file inputs) are
+    // listed even when nothing about them is close to the locator.
+    const action = arg.action;
+    const few = action !== undefined && action !== 'click';
+    if (!few && (spec.css !== undefined || (!want && spec.role === undefined))) return { matched: false, total: 0, list: [] };
     const words = (s) => s.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2);
     const wantWords = words(want);
     // Edit distance with swapped neighbours as one edit (a typo is a few
@@ -429,23 +474,41 @@ async (op, spec, arg) => {
     const control = (e) => ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.tagName) || e.isContentEditable ||
       ['textbox', 'combobox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'slider', 'listbox'].includes(roleOf(e));
     const wantsControl = spec.label !== undefined || spec.placeholder !== undefined;
+    const clickable = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+      'menuitemradio', 'option', 'treeitem'];
+    // Whether `e` can take the action (without one: a form control, for a
+    // label or placeholder).
+    const fits = (e, role) => {
+      switch (action) {
+        case 'fill':
+          // Text boxes, text areas and the host of an editable region.
+          if (e.tagName === 'SELECT' || !isEditable(e)) return false;
+          return !e.isContentEditable || !(e.parentElement && e.parentElement.isContentEditable);
+        case 'click': return clickable.includes(role);
+        case 'check': return checked(e) !== null;
+        case 'select': return e.tagName === 'SELECT';
+        case 'file': return e.tagName === 'INPUT' && (e.type || '').toLowerCase() === 'file';
+        default: return wantsControl && control(e);
+      }
+    };
     const scored = [];
     for (const e of all()) {
       const role = roleOf(e);
       const testId = e.getAttribute('data-testid');
-      if (!role && testId === null && !e.hasAttribute('placeholder') && !(e.labels && e.labels.length)) continue;
+      const fit = fits(e, role);
+      if (!fit && !role && testId === null && !e.hasAttribute('placeholder') && !(e.labels && e.labels.length)) continue;
       let score = spec.role !== undefined && role === spec.role ? 2 : 0;
       const strings = [accName(e), e.getAttribute('placeholder') || '', testId || '', ...labelTexts(e)];
       const t = ownText(e);
       if (t !== null && norm(t).length <= 120) strings.push(t);
       const c = Math.max(0, ...strings.map(close));
       score += c;
-      if (c > 0 && wantsControl && control(e)) score += 2;
-      if (score > 0) scored.push([score, e]);
+      if (score > 0 || (fit && few)) scored.push({ e, score, fit: fit && (few || c > 0 || score > 0), shown: isVisible(e) });
     }
-    // Best first; of equals, the one a flow can name alone first.
-    scored.sort((a, b) => b[0] - a[0]);
-    return { matched: false, total: scored.length, list: scored.slice(0, 10).map((x) => info(x[1])) };
+    // Those that can take the action first, then the closest, then the
+    // visible; of equals, document order.
+    scored.sort((a, b) => (b.fit - a.fit) || (b.score - a.score) || (b.shown - a.shown));
+    return { matched: false, total: scored.length, list: scored.slice(0, 10).map((x) => info(x.e)) };
   }
   if (op === 'countVisible') {
     const r = resolve(spec);

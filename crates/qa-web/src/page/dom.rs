@@ -100,6 +100,39 @@ pub(crate) enum ActKind<'a> {
     },
 }
 
+/// What a failed step meant to do with its element: the candidates of a
+/// locator that matched nothing list the elements that can take it first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Intent {
+    /// Click, double-click: buttons, links, tabs, … first.
+    Click,
+    /// Type into: text boxes, text areas, editable regions first (also
+    /// when nothing about them is close to the locator).
+    Fill,
+    /// Check or uncheck: checkboxes, radios, switches first (also when
+    /// not close).
+    Check,
+    /// Choose an option: `<select>` elements first (also when not close).
+    Select,
+    /// Set files: file inputs first (also when not close).
+    File,
+}
+
+impl Intent {
+    /// The intent of an action kind (`None`: hover, wheel, focus, rect).
+    pub fn of(kind: &ActKind<'_>) -> Option<Intent> {
+        match kind {
+            ActKind::Click | ActKind::Dblclick => Some(Intent::Click),
+            ActKind::Fill { .. } => Some(Intent::Fill),
+            ActKind::Check { .. } => Some(Intent::Check),
+            ActKind::Select { .. } => Some(Intent::Select),
+            ActKind::File { .. } => Some(Intent::File),
+            ActKind::Hover | ActKind::Wheel | ActKind::Focus | ActKind::Rect => None,
+        }
+    }
+}
+
 /// Which string of one element `state` reads besides its state.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Read<'a> {
@@ -130,8 +163,9 @@ pub(crate) enum DomOp<'a> {
     /// How many elements match and how many are visible ([`Counted`]).
     CountVisible(&'a Locator),
     /// The elements a locator matched, or the closest ones when it matched
-    /// none, for a failure message ([`Candidates`]).
-    Candidates(&'a Locator),
+    /// none (those that can take the step's action first), for a failure
+    /// message ([`Candidates`]).
+    Candidates(&'a Locator, Option<Intent>),
     /// Readiness: document state, busy marker, mutation counter
     /// ([`Settled`]).
     Settle,
@@ -162,6 +196,9 @@ pub(crate) enum DomOp<'a> {
     /// The one element a locator matches: role, name and box, for the
     /// step trace ([`Resolved`]`?`; `null` unless exactly one matches).
     Resolved(&'a Locator),
+    /// The accessible name locators match, of elements passed by reference
+    /// (`Vec<Option<String>>`; called through `Runtime.callFunctionOn`).
+    Names,
 }
 
 impl DomOp<'_> {
@@ -172,7 +209,7 @@ impl DomOp<'_> {
             DomOp::Element(_) => "element",
             DomOp::State(..) => "state",
             DomOp::CountVisible(_) => "countVisible",
-            DomOp::Candidates(_) => "candidates",
+            DomOp::Candidates(..) => "candidates",
             DomOp::Settle => "settle",
             DomOp::Metrics => "metrics",
             DomOp::Scroll { .. } => "scroll",
@@ -182,6 +219,7 @@ impl DomOp<'_> {
             DomOp::MaskShow => "maskShow",
             DomOp::MaskHide => "maskHide",
             DomOp::Resolved(_) => "resolved",
+            DomOp::Names => "names",
         }
     }
 
@@ -192,7 +230,7 @@ impl DomOp<'_> {
             | DomOp::Element(l)
             | DomOp::State(l, _)
             | DomOp::CountVisible(l)
-            | DomOp::Candidates(l)
+            | DomOp::Candidates(l, _)
             | DomOp::Resolved(l)
             | DomOp::FrameInfo(l)
             | DomOp::FrameBox(l, _) => locator_spec(l),
@@ -201,7 +239,8 @@ impl DomOp<'_> {
             | DomOp::Scroll { .. }
             | DomOp::PageInfo
             | DomOp::MaskShow
-            | DomOp::MaskHide => json!({}),
+            | DomOp::MaskHide
+            | DomOp::Names => json!({}),
         }
     }
 
@@ -227,16 +266,20 @@ impl DomOp<'_> {
                 Some((x, y)) => json!({ "hit": true, "x": x, "y": y }),
                 None => json!({ "hit": false }),
             },
+            DomOp::Candidates(_, intent) => match intent {
+                Some(i) => json!({ "action": i }),
+                None => json!({}),
+            },
             DomOp::Element(_)
             | DomOp::CountVisible(_)
-            | DomOp::Candidates(_)
             | DomOp::Resolved(_)
             | DomOp::Settle
             | DomOp::Metrics
             | DomOp::FrameInfo(_)
             | DomOp::PageInfo
             | DomOp::MaskShow
-            | DomOp::MaskHide => json!({}),
+            | DomOp::MaskHide
+            | DomOp::Names => json!({}),
         }
     }
 
@@ -841,6 +884,15 @@ mod tests {
             .arg(),
             json!({ "by": true, "x": null, "y": 5.0 })
         );
+        assert_eq!(
+            DomOp::Candidates(&l, Intent::of(&ActKind::Fill { value: "x" })).arg(),
+            json!({ "action": "fill" })
+        );
+        assert_eq!(
+            DomOp::Candidates(&l, Intent::of(&ActKind::Dblclick)).arg(),
+            json!({ "action": "click" })
+        );
+        assert_eq!(DomOp::Candidates(&l, None).arg(), json!({}));
         let e = DomOp::PageInfo.expression();
         assert!(e.ends_with(")(\"page\", {}, {})"), "{}", &e[e.len() - 40..]);
     }

@@ -9,8 +9,8 @@ mod scope;
 
 pub(crate) use dom::{
     ActKind, ActReply, Candidates, Check, ClickPoint, Counted, DomOp, ElementRect, ElementState,
-    Filled, MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed, Read,
-    Resolved, Unfit, Unmaskable, DOM_JS,
+    Filled, Intent, MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed,
+    Read, Resolved, Unfit, Unmaskable, DOM_JS,
 };
 pub(crate) use input::{key_definition, key_event};
 pub(crate) use scope::{enter, popup_closed, popup_page, target_gone, to_page, Entered};
@@ -200,20 +200,21 @@ impl Page {
         }
     }
 
-    /// What `l` matched (several elements) or the closest elements (none),
-    /// as the candidates of a failure; none when the page cannot say within
-    /// a second.
-    async fn candidates(&self, l: &Locator) -> Option<Candidates> {
-        self.dom::<Candidates>(&DomOp::Candidates(l), Deadline::after_ms(1000))
+    /// What `l` matched (several elements) or the closest elements (none;
+    /// those that can take `intent` first), as the candidates of a
+    /// failure; none when the page cannot say within a second.
+    async fn candidates(&self, l: &Locator, intent: Option<Intent>) -> Option<Candidates> {
+        self.dom::<Candidates>(&DomOp::Candidates(l, intent), Deadline::after_ms(1000))
             .await
             .ok()
     }
 
     /// The mismatch of a locator that matched nothing: the closest
-    /// elements as candidates.
-    pub async fn not_found(&self, l: &Locator) -> Mismatch {
+    /// elements as candidates, those that can take `intent` (what the step
+    /// meant to do) first.
+    pub async fn not_found(&self, l: &Locator, intent: Option<Intent>) -> Mismatch {
         let expected = format!("one element matching {}", l.describe());
-        match self.candidates(l).await {
+        match self.candidates(l, intent).await {
             Some(c) => {
                 // With `nth`, the elements matched but too few of them.
                 let received = if c.matched {
@@ -240,7 +241,7 @@ impl Page {
             format!("{count} elements match"),
         )
         .at(l.describe());
-        match self.candidates(l).await {
+        match self.candidates(l, None).await {
             Some(c) => m.with_candidates(
                 c.list.into_iter().map(|x| x.into_candidate()).collect(),
                 c.total,

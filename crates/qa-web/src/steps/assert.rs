@@ -46,7 +46,7 @@ fn holds_or(b: bool, l: Option<&Locator>, expected: String, received: String) ->
 
 /// Not yet: the locator matches nothing (with the closest elements).
 async fn no_match(page: &Page, l: &Locator) -> Verdict {
-    let m = page.not_found(l).await;
+    let m = page.not_found(l, None).await;
     Verdict::NotYet {
         observed: format!("no element matches {}", l.describe()),
         mismatch: Some(Box::new(m)),

@@ -189,6 +189,10 @@ impl DesktopPlatform for Windows {
         shot::screenshot(self.app.clone()).await
     }
 
+    fn window_video(&self) -> Option<&WindowVideo> {
+        Some(&self.video)
+    }
+
     fn exit(&mut self) -> Exit {
         Exit::of(self.launched.as_mut())
     }
