@@ -579,6 +579,18 @@ fn tui_flow(dir: &Path, name: &str, text: &str) -> PathBuf {
     write(dir, &format!("{name}.jsonc"), &format!("{f:#}"))
 }
 
+/// `ui-qa run --workspace WS FLOW` (human output) with `var` = `value`.
+fn run_with(ws: &Path, flow: &Path, var: &str, value: &str) -> Output {
+    Command::new(bin())
+        .args(["run", "--workspace"])
+        .arg(ws)
+        .arg(flow)
+        .env(var, value)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// Each run directory under `ws`, with its result.
 fn runs_of(ws: &Path) -> Vec<(PathBuf, Value)> {
     let mut out = Vec::new();
@@ -723,14 +735,7 @@ fn a_common_secret_is_named_and_the_report_is_kept_redacted() {
         ],
     });
     let f = write(dir.path(), "public.jsonc", &format!("{f:#}"));
-    let o = Command::new(bin())
-        .args(["run", "--workspace"])
-        .arg(&ws)
-        .arg(&f)
-        .env("UI_QA_SECRET_T", "Sign")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = run_with(&ws, &f, "UI_QA_SECRET_T", "Sign");
     let stderr = String::from_utf8_lossy(&o.stderr);
     let runs = runs_of(&ws);
     let (d, r) = &runs[0];
@@ -762,14 +767,7 @@ fn a_report_that_cannot_be_made_clean_is_withheld_with_a_note() {
     let ws = dir.path().join(".ui-qa");
     // The screen shows the word; redacting it writes it again.
     let f = tui_flow(dir.path(), "plain", "REDACTED");
-    let o = Command::new(bin())
-        .args(["run", "--workspace"])
-        .arg(&ws)
-        .arg(&f)
-        .env("UI_QA_SECRET_X", "REDACTED")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = run_with(&ws, &f, "UI_QA_SECRET_X", "REDACTED");
     let stderr = String::from_utf8_lossy(&o.stderr);
     let runs = runs_of(&ws);
     let (d, r) = &runs[0];

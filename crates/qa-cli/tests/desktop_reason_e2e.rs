@@ -13,10 +13,10 @@
 
 mod common;
 
-use common::{bin, wait_until, write};
+use common::{wait_until, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 const NO_ANSWER: &str = "the accessibility tree did not answer before the step deadline";
@@ -38,24 +38,11 @@ fn flow(dir: &Path, name: &str, pause_ms: u64) -> PathBuf {
 }
 
 fn start(ws: &Path, flow: &Path) -> (std::process::Child, std::thread::JoinHandle<String>) {
-    let mut child = Command::new(bin())
-        .args(["run", "--json", "--virtual-display", "--workspace"])
-        .arg(ws)
-        .arg(flow)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
-    (child, reader)
+    common::start_json(&["--virtual-display"], ws, flow, |c| {
+        c.env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    })
 }
 
 fn result(mut child: std::process::Child, reader: std::thread::JoinHandle<String>) -> (i32, Value) {

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{all_pids, bin, wait_until, write};
+use common::{all_pids, start_json, wait_until, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,32 +58,6 @@ fn run_at_stage(ws: &Path, stage: &str) -> Option<PathBuf> {
                 .any(|v| v["event"] == "stageStart" && v["stage"] == stage)
                 .then(|| r.path())
         })
-}
-
-/// Starts `ui-qa run --json EXTRA --workspace WS FLOW`, its stdout read as
-/// it comes (the result can be larger than a pipe's buffer).
-fn start_json(
-    extra: &[&str],
-    ws: &Path,
-    flow: &Path,
-) -> (std::process::Child, std::thread::JoinHandle<String>) {
-    let mut child = Command::new(bin())
-        .args(["run", "--json"])
-        .args(extra)
-        .arg("--workspace")
-        .arg(ws)
-        .arg(flow)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
-    (child, reader)
 }
 
 /// The run's result once `ui-qa` ended, at most `within` after the peer
@@ -137,7 +111,7 @@ fn a_stopped_browser_fails_the_step_within_its_deadline_and_is_cleaned_up() {
         ),
     );
     let ws = dir.path().join("ws");
-    let (child, reader) = start_json(&["--video", "on"], &ws, &flow);
+    let (child, reader) = start_json(&["--video", "on"], &ws, &flow, |_| {});
     let mut run = None;
     assert!(
         wait_until(Duration::from_secs(120), || {
@@ -212,7 +186,7 @@ fn a_stopped_terminal_program_fails_the_step_within_its_deadline_and_is_cleaned_
         ),
     );
     let ws = dir.path().join("ws");
-    let (child, reader) = start_json(&[], &ws, &flow);
+    let (child, reader) = start_json(&[], &ws, &flow, |_| {});
     // The program: the shell whose command line names the gate.
     let mut program = Vec::new();
     assert!(
@@ -255,7 +229,7 @@ fn a_stopped_bus_and_encoder_fail_the_step_within_its_deadline_and_are_cleaned_u
         ),
     );
     let ws = dir.path().join("ws");
-    let (child, reader) = start_json(&["--virtual-display", "--video", "on"], &ws, &flow);
+    let (child, reader) = start_json(&["--virtual-display", "--video", "on"], &ws, &flow, |_| {});
     let ui_qa = child.id();
     assert!(
         wait_until(Duration::from_secs(120), || run_at_stage(

@@ -49,6 +49,35 @@ pub fn run_json(
     (o.status.code().unwrap_or(-1), v)
 }
 
+/// Starts `ui-qa run --json EXTRA --workspace WS FLOW` (stderr dropped),
+/// its stdout read as it comes (a result can be larger than a pipe's
+/// buffer); `configure` sets what else the command needs.
+pub fn start_json(
+    extra: &[&str],
+    ws: &Path,
+    flow: &Path,
+    configure: impl FnOnce(&mut Command),
+) -> (std::process::Child, std::thread::JoinHandle<String>) {
+    use std::process::Stdio;
+    let mut c = Command::new(bin());
+    c.args(["run", "--json"])
+        .args(extra)
+        .arg("--workspace")
+        .arg(ws)
+        .arg(flow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    configure(&mut c);
+    let mut child = c.spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    (child, reader)
+}
+
 /// Whether `pid` is a live (non-zombie) process.
 pub fn alive(pid: u64) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
