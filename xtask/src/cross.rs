@@ -54,12 +54,12 @@ fn target_dir(root: &Path) -> PathBuf {
         .join("cross")
 }
 
-/// The clippy command for `target`: every crate but the host-only ones,
-/// with its tests.
-fn clippy(root: &Path, target: &str) -> Command {
-    let mut c = Command::new(CARGO_CLIPPY);
-    // Debian's programs first, so cargo-clippy runs Debian's cargo and
-    // clippy-driver (rustup's would look for its own std sources).
+/// `program` of Debian's toolchain, run in `root` with that toolchain's
+/// environment: Debian's programs first on `PATH`, so cargo-clippy runs
+/// Debian's cargo and clippy-driver (rustup's would look for its own std
+/// sources), and `RUSTC_BOOTSTRAP` for `-Zbuild-std`.
+fn debian(program: &str, root: &Path) -> Command {
+    let mut c = Command::new(program);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs = vec![PathBuf::from("/usr/bin")];
     dirs.extend(std::env::split_paths(&path));
@@ -69,8 +69,21 @@ fn clippy(root: &Path, target: &str) -> Command {
         .env("RUSTC", RUSTC)
         .env("RUSTC_BOOTSTRAP", "1")
         .env_remove("RUSTC_WRAPPER")
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .args(["clippy", "-Zbuild-std=std,panic_abort", "--target", target])
+        .env_remove("RUSTC_WORKSPACE_WRAPPER");
+    c
+}
+
+/// Debian's cargo in `root`, able to build `std` for any target
+/// (`cargo xtask wine` links with it).
+pub fn debian_cargo(root: &Path) -> Command {
+    debian(CARGO, root)
+}
+
+/// The clippy command for `target`: every crate but the host-only ones,
+/// with its tests.
+fn clippy(root: &Path, target: &str) -> Command {
+    let mut c = debian(CARGO_CLIPPY, root);
+    c.args(["clippy", "-Zbuild-std=std,panic_abort", "--target", target])
         .arg("--target-dir")
         .arg(target_dir(root));
     // xtask and its bench helper run on the development host only.

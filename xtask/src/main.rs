@@ -8,6 +8,8 @@
 //! - `cargo xtask deny`     `cargo deny check bans licenses sources`
 //! - `cargo xtask cross-check` type-check and lint every crate for
 //!   `x86_64-pc-windows-msvc`, `aarch64-apple-darwin` and `x86_64-apple-darwin` (see `cross.rs`)
+//! - `cargo xtask wine`     link every crate and its tests for
+//!   `x86_64-pc-windows-gnu` and run under Wine what can run there (see `wine.rs`)
 //! - `cargo xtask bench`    ui-qa and peer tools side by side, interleaved
 //!   over rounds: `bench [web|tui|desktop|all] [--rounds N]` (medians and
 //!   the ratio of ui-qa to the fastest peer; see `bench/mod.rs`)
@@ -16,6 +18,7 @@ mod bench;
 mod cross;
 mod imports;
 mod repeat;
+mod wine;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -310,9 +313,10 @@ fn main() -> ExitCode {
         },
         Some("imports") => imports::check(&root()),
         Some("cross-check") => cross::check(&root()),
+        Some("wine") => wine::wine(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <deps|schemas|test|ci|deny|bench|imports|cross-check>\n\
+                "usage: cargo xtask <deps|schemas|test|ci|deny|bench|imports|cross-check|wine>\n\
                  \n  deps     install the Debian packages the tests need (idempotent)\
                  \n  schemas  regenerate schemas/*.schema.json from the Rust types\
                  \n  test     deps, then build and run the whole test suite\
@@ -323,7 +327,10 @@ fn main() -> ExitCode {
                  \n           ([web|tui|desktop|all] [--rounds N]; default all, 3 rounds)\
                  \n  imports  fail on an import cycle between modules of any crate\
                  \n  cross-check  type-check and lint every crate for Windows and macOS\
-                 \n           (installs Debian's rustc-web toolchain when missing)"
+                 \n           (installs Debian's rustc-web toolchain when missing)\
+                 \n  wine     link every crate and its tests for x86_64-pc-windows-gnu and\
+                 \n           run under Wine what runs there; list what runs only on Windows\
+                 \n           (installs wine and mingw-w64 when missing)"
             );
             return ExitCode::from(2);
         }
