@@ -80,6 +80,8 @@ fn auth_file(ws: &Path, app: &App) -> PathBuf {
     let profiles = serde_json::json!({
         "staff": form(app, PASSWORD),
         "wrong": form(app, WRONG),
+        // A password too common to redact reliably (7 letters).
+        "common": form(app, "letmein"),
         "cookie": { "type": "cookie", "description": "session cookie", "allowedOrigins": [a],
                     "cookies": [ { "name": "sid", "value": COOKIE } ] },
         "local": { "type": "localStorage", "allowedOrigins": [a], "items": { "token": LOCAL } },
@@ -775,4 +777,46 @@ fn a_report_that_cannot_be_made_clean_is_withheld_with_a_note() {
     let withheld = r["artifacts"]["withheld"].as_array().unwrap();
     assert!(withheld.iter().any(|w| w["name"] == "report.html"), "{r:#}");
     withheld_are_noted(r, &stderr);
+}
+
+// Issue 45, 3: what one flow's profile registers stays with that flow. The
+// `common` profile's password is too common to redact reliably, so its run
+// names it in a note (its sign-in is refused: BLOCKED); the terminal flow
+// run after it in the same invocation knows nothing of that secret.
+#[test]
+fn a_profiles_secrets_stay_with_its_own_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = start_app(dir.path());
+    let ws = dir.path().join(".ui-qa");
+    auth_file(&ws, &app);
+    let signed = flow(dir.path(), &app, "common", "/account", false);
+    let plain = tui_flow(dir.path(), "after-the-profile", "letmein and more");
+    let o = Command::new(bin())
+        .args(["run", "--json", "--jobs", "1", "--workspace"])
+        .arg(&ws)
+        .arg(&signed)
+        .arg(&plain)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let results = parse(&o);
+    let results = results.as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    let noted = |r: &Value| {
+        r["observations"].as_array().unwrap().iter().any(|o| {
+            let m = o["message"].as_str().unwrap();
+            m.contains("auth profile `common`") && m.contains("too common")
+        })
+    };
+    assert_eq!(results[0]["status"], "BLOCKED", "{:#}", results[0]);
+    assert!(noted(&results[0]), "{:#}", results[0]);
+    assert_eq!(results[1]["status"], "PASSED", "{:#}", results[1]);
+    assert!(!noted(&results[1]), "{:#}", results[1]);
+    // The terminal flow's own evidence shows its own text.
+    let replay = walk(Path::new(results[1]["evidenceDir"].as_str().unwrap()))
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "cast"))
+        .expect("a terminal replay");
+    let text = std::fs::read_to_string(replay).unwrap();
+    assert!(text.contains("letmein and more"), "{text}");
 }
