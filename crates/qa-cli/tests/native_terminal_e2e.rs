@@ -509,15 +509,17 @@ fn the_window_video_starts_before_the_first_input_and_holds_every_step() {
         "window video: {seconds:.3} s for {} steps ({performed} performed)",
         placed.len()
     );
-    // Every step (performed or verified) is held: half a second of the
-    // video per step, and before the next step begins (or the video ends).
+    // From the first input on, every step (performed or verified) is held:
+    // half a second of the video before the next step begins (or the video
+    // ends); the video lasts half a second per step of the flow.
     assert_eq!(placed.len(), 9, "{placed:?}");
     assert!(
         seconds >= 0.5 * placed.len() as f64,
         "the video lasts {seconds:.3} s for {} steps; steps on it: {placed:?}, video {video:#}",
         placed.len()
     );
-    for (k, (index, action, ms)) in placed.iter().enumerate() {
+    let first_input = placed.iter().position(|p| input(&p.1)).unwrap();
+    for (k, (index, action, ms)) in placed.iter().enumerate().skip(first_input) {
         let next = placed
             .get(k + 1)
             .map(|p| p.2 as f64 / 1000.0)

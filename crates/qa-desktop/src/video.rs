@@ -229,14 +229,20 @@ impl WindowVideo {
         run.asks.send(ask).is_ok() && matches!(deadline.run(taken).await, Some(Ok(true)))
     }
 
-    /// After a performed step: asks the capture task for a fresh frame of
-    /// the window and to hold it on screen for `length` in the video, and
-    /// waits, within `deadline`, until it was taken. Nothing for an off or
-    /// withheld video.
+    /// After a performed step (or a verified one that holds): asks the
+    /// capture task for a fresh frame of the window and to hold it on
+    /// screen for `length` in the video, and waits, within `deadline`,
+    /// until it was taken. Nothing for an off or withheld video, and
+    /// nothing before [`WindowVideo::ready`]: before the first input the
+    /// window is what `ready` holds (and a hold asked before the video has
+    /// a frame could not be kept, so the holds would depend on timing).
     pub async fn hold(&self, length: Duration, deadline: Deadline) {
         let WindowVideo::Recording(run) = self else {
             return;
         };
+        if !run.readied.load(Ordering::SeqCst) {
+            return;
+        }
         let (done, taken) = oneshot::channel();
         let ask = Ask {
             hold: Some(length),
