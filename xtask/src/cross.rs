@@ -73,6 +73,17 @@ fn debian(program: &str, root: &Path) -> Command {
     c
 }
 
+/// Every crate and all its targets (tests included) but the host-only ones:
+/// xtask and its bench helper run on the development host only.
+pub const EVERY_CRATE_FOR_A_TARGET: &[&str] = &[
+    "--workspace",
+    "--exclude",
+    "xtask",
+    "--exclude",
+    "zbus-walk",
+    "--all-targets",
+];
+
 /// Debian's cargo in `root`, able to build `std` for any target
 /// (`cargo xtask wine` links with it).
 pub fn debian_cargo(root: &Path) -> Command {
@@ -86,15 +97,7 @@ fn clippy(root: &Path, target: &str) -> Command {
     c.args(["clippy", "-Zbuild-std=std,panic_abort", "--target", target])
         .arg("--target-dir")
         .arg(target_dir(root));
-    // xtask and its bench helper run on the development host only.
-    c.args([
-        "--workspace",
-        "--exclude",
-        "xtask",
-        "--exclude",
-        "zbus-walk",
-        "--all-targets",
-    ]);
+    c.args(EVERY_CRATE_FOR_A_TARGET);
     c.args(["--keep-going", "--", "-D", "warnings"]);
     c
 }

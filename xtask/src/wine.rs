@@ -330,15 +330,8 @@ fn build(root: &Path) -> Option<Built> {
         .args(["-Zbuild-std=std,panic_abort", "--target", TARGET])
         .arg("--target-dir")
         .arg(target_dir(root))
-        .args([
-            "--workspace",
-            "--exclude",
-            "xtask",
-            "--exclude",
-            "zbus-walk",
-            "--all-targets",
-            "--message-format=json-render-diagnostics",
-        ])
+        .args(crate::cross::EVERY_CRATE_FOR_A_TARGET)
+        .arg("--message-format=json-render-diagnostics")
         .stdout(Stdio::piped());
     eprintln!("xtask wine: linking every crate and its tests for {TARGET} (cold, std and every dependency are built: 8 minutes measured on 2 cores, up to 28 while other builds share them; warm, seconds)");
     eprintln!("xtask wine: running {c:?}");
