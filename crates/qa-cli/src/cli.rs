@@ -267,6 +267,7 @@ impl HostArgs {
             video: None,
             trace: None,
             origin_limit: None,
+            connect_limit: None,
             redact_matchers: false,
         }
     }

@@ -258,6 +258,10 @@ pub struct RunOptions {
     /// starts; the browser's containment then refuses everything else.
     /// `ui-qa mcp` sets it from `--allow-origin`.
     pub origin_limit: Option<Vec<String>>,
+    /// When set, the only DevTools endpoints (`HOST:PORT`) a flow's
+    /// `target.browser.connect` may name; `Some(empty)` allows none.
+    /// `ui-qa mcp` sets it from `--allow-connect`.
+    pub connect_limit: Option<Vec<String>>,
     /// Text matchers (`equals`, `includes`, `regex`, terminal text) see the
     /// text with the run's secrets redacted, so that whoever chose the
     /// pattern learns nothing of a secret from pass or fail. `ui-qa mcp`

@@ -45,11 +45,17 @@ pub fn check_file(
     }
 }
 
-/// A valid flow's warnings (`flow::lint`), placed in its text.
+/// A valid flow's warnings (`flow::lint`), placed in its text. A warning
+/// may quote a flow string, and `${secret.NAME}` was filled in before the
+/// flow was checked: every `UI_QA_SECRET_*` value is redacted from them.
 pub fn warnings(flow: &Flow, text: &str) -> Vec<FlowError> {
+    let secrets = qa_core::Secrets::from_env();
     qa_core::flow::lint(flow)
         .into_iter()
-        .map(|w| w.with_position(text))
+        .map(|mut w| {
+            w.message = secrets.redact(&w.message).into_owned();
+            w.with_position(text)
+        })
         .collect()
 }
 

@@ -43,6 +43,12 @@ qa_core::error_codes! {
         CdpTargetCrashed = "web.cdp.target_crashed",
         /// Chromium did not answer a DevTools call in time.
         CdpTimeout = "web.cdp.timeout",
+        /// The browser named by `target.browser.connect` did not answer at its DevTools endpoint; the run is BLOCKED.
+        ConnectUnreachable = "web.connect.unreachable",
+        /// The browser at `target.browser.connect` refused a browser context of the run's own.
+        ConnectNoContext = "web.connect.no_context",
+        /// The connection to a browser ui-qa did not start was lost mid-run.
+        ConnectLost = "web.connect.lost",
         /// After check or uncheck, the element is not in the requested state.
         CheckStateUnchanged = "web.check.state_unchanged",
         /// No Chromium or Chrome executable was found; the run is BLOCKED.

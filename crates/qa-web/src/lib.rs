@@ -41,7 +41,9 @@
 //! ```
 //!
 //! The CDP transport is a small client of its own over Chromium's DevTools
-//! pipe (no port); see
+//! pipe (no port), or over a WebSocket for a browser ui-qa did not start
+//! (`target.browser.connect`: a context of the run's own, never the
+//! browser's other tabs; `docs/decisions/0009-attach-endpoint.md`); see
 //! `docs/decisions/0001-cdp-transport.md` for why it is not
 //! `headless_chrome`'s. Stable error codes are [`WebCode`].
 
@@ -50,10 +52,12 @@
 // Layers, imports flowing one way (each module uses only those above it):
 // codes; cdp (transport, typed commands, events); contain (allowlist,
 // proxy); host (launch, server); state (plain data); shared (state behind
-// a lock, taps); pump (events → state); page (scopes, the dom.js protocol,
+// a lock, taps); attach (a browser ui-qa did not start); pump (events →
+// state); page (scopes, the dom.js protocol,
 // input); actionability; artifacts; steps; session.
 mod actionability;
 mod artifacts;
+mod attach;
 mod cdp;
 mod codes;
 mod contain;
@@ -139,12 +143,27 @@ impl SurfaceDriver for WebDriver {
             missing: Vec::new(),
             presentation: Some("headless".into()),
         };
-        match host::launch::find_chromium(options.browser.as_deref()) {
-            Ok(p) => probe.present.push(Capability {
-                id: "chromium".into(),
-                detail: p.display().to_string(),
-            }),
-            Err(m) => probe.missing.push(m),
+        let connect = match &flow.target {
+            qa_core::flow::Target::Browser(t) => t.browser.as_ref(),
+            _ => None,
+        };
+        match connect {
+            // A browser ui-qa did not start: nothing to find here (the
+            // endpoint is contacted only when the run opens).
+            Some(b) => {
+                probe.presentation = Some("attached".into());
+                probe.present.push(Capability {
+                    id: "browser-endpoint".into(),
+                    detail: host::endpoint::shown(&b.connect),
+                })
+            }
+            None => match host::launch::find_chromium(options.browser.as_deref()) {
+                Ok(p) => probe.present.push(Capability {
+                    id: "chromium".into(),
+                    detail: p.display().to_string(),
+                }),
+                Err(m) => probe.missing.push(m),
+            },
         }
         let lighthouse = flow
             .steps

@@ -4,6 +4,7 @@
 //! (page, popup or frame) and, at the end, the logs and a clean close.
 
 use crate::artifacts;
+use crate::attach;
 use crate::cdp::commands::{
     BrowserClose, CreateTarget, MediaFeature, SetAutoAttach, SetDeviceMetricsOverride,
     SetDownloadBehavior, SetEmulatedMedia, SetLocaleOverride, SetTimezoneOverride,
@@ -36,6 +37,8 @@ pub(crate) struct WebSession {
     server: Option<TargetServer>,
     children: Vec<launch::BrowserChild>,
     proxy: Option<Proxy>,
+    /// An attached browser's connection, closed when the session goes.
+    _detach: Option<attach::Detach>,
     reported_notes: usize,
     reported_blocked: BlockedRequests,
     /// Whether a step has started (the video's timeline begins then).
@@ -96,10 +99,16 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
             "not a browser target",
         ));
     };
-    let exe = launch::find_chromium(ctx.options.browser.as_deref())
-        .map_err(|m| DriverError::blocked(WebCode::ChromiumMissing, m))?;
+    // Found before anything starts: a host without Chromium is BLOCKED
+    // before the target's server runs.
+    let exe = match &t.browser {
+        None => Some(
+            launch::find_chromium(ctx.options.browser.as_deref())
+                .map_err(|m| DriverError::blocked(WebCode::ChromiumMissing, m))?,
+        ),
+        Some(_) => None,
+    };
     let deadline = ctx.flow_deadline;
-    let mut children = Vec::new();
     let mut static_server = None;
     let mut target_server = None;
     let base = base_url(
@@ -125,6 +134,185 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let allow = Allowlist::new(origins);
 
     let env = Environment::of(flow);
+    // Each page's recording starts when the page attaches; its encoder in the
+    // page's first quiet window (see `Recorders::new`).
+    let recorders = ctx.recording.video.records().then(|| {
+        Arc::new(Recorders::new(
+            ctx.evidence.clone(),
+            ctx.processes.clone(),
+            ctx.recording.video,
+            ctx.recording.bounds,
+            (env.width, env.height),
+            std::time::Duration::from_millis(env.video_hold_ms),
+        ))
+    });
+    let blocked = BlockedSink::default();
+    let browser = match &t.browser {
+        Some(b) => {
+            if let Some(limit) = &ctx.options.connect_limit {
+                let key = qa_core::flow::endpoint_key(&b.connect).unwrap_or_default();
+                if !limit.contains(&key) {
+                    return Err(DriverError::new(
+                        WebCode::OriginNotAllowed,
+                        format!(
+                            "the flow attaches to the browser at {}, which this run may not reach; allowed endpoints: {}",
+                            host::endpoint::shown(&b.connect),
+                            if limit.is_empty() { "none".to_string() } else { limit.join(", ") }
+                        ),
+                    )
+                    .with_remediation(format!(
+                        "allow it where the limit is set (ui-qa mcp --allow-connect http://{key})"
+                    )));
+                }
+            }
+            let a = attach::connect(b, allow.clone(), blocked.clone(), deadline).await?;
+            if !a.local && is_loopback_url(&start) {
+                a.cdp.close();
+                return Err(DriverError::new(
+                    WebCode::ConnectUnreachable,
+                    format!(
+                        "the flow's page ({}) is on this machine, and the browser at {} is not: it cannot reach it",
+                        origin_of(&start),
+                        host::endpoint::shown(&b.connect)
+                    ),
+                )
+                .with_remediation("serve the page where the browser can reach it (and name that URL), or attach to a browser on this machine"));
+            }
+            Browser {
+                detach: Some(attach::Detach::new(a.cdp.clone())),
+                cdp: a.cdp,
+                events: a.events,
+                children: Vec::new(),
+                proxy: a.proxy,
+                user: None,
+                notes: a.notes,
+                context: Some(a.context),
+                setup: Ok(()),
+            }
+        }
+        None => own_browser(&ctx, exe, &env, allow.clone(), blocked.clone(), deadline).await?,
+    };
+    let Browser {
+        detach,
+        cdp,
+        events: rx,
+        children,
+        proxy,
+        user,
+        notes: sandbox_notes,
+        context,
+        setup,
+    } = browser;
+    let sh = Shared::new(cdp.clone(), allow, blocked, user);
+    for n in sandbox_notes {
+        sh.note(n);
+    }
+    if let Some(r) = recorders {
+        let _ = sh.video.set(r);
+    }
+    if let Some(c) = context {
+        let _ = sh.context.set(c);
+    }
+    spawn_pump(sh.clone(), rx);
+    setup.map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
+    attach::start(&sh, deadline).await?;
+    let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
+    let page = Page {
+        sh: sh.clone(),
+        session,
+        settle_ms: env.settle_ms,
+        frame: None,
+    };
+    emulate(&page, &env).await?;
+    sh.note(Note::new(
+        NoteKind::Environment,
+        format!(
+            "browser environment: viewport {}x{}, locale {}, timezone {}, colorScheme {}, reducedMotion {}, settleMs {}; allowed origins: {}",
+            env.width,
+            env.height,
+            env.locale,
+            env.timezone,
+            env.scheme,
+            env.motion,
+            env.settle_ms,
+            sh.allow.origins().join(", ")
+        ),
+    ));
+    if let Some(profile) = &ctx.auth {
+        // Before the flow's first page, without video or trace: the frames
+        // and trace start with the first step.
+        let notes =
+            crate::signin::apply(&page, profile, &ctx.evidence, &ctx.secrets, deadline).await?;
+        for n in notes {
+            sh.note(n);
+        }
+    }
+    let ctx_trace = ctx
+        .recording
+        .trace
+        .records()
+        .then(|| record::trace::Trace::new(ctx.recording.trace));
+    let mut session = WebSession {
+        page,
+        base,
+        ctx,
+        _static: static_server,
+        server: target_server,
+        children,
+        proxy,
+        _detach: detach,
+        reported_notes: 0,
+        reported_blocked: BlockedRequests::default(),
+        begun: false,
+        trace: ctx_trace,
+    };
+    let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
+    if let Err(e) = session.page.navigate(start.as_str(), nav_deadline).await {
+        // The session will not be closed: keep the server's output now.
+        let e = session.explain(e);
+        session.publish_server_log();
+        return Err(e);
+    }
+    session.masked_frame(&session.page.clone()).await;
+    Ok(session)
+}
+
+/// The browser of a session: launched by the run, or one it attached to.
+struct Browser {
+    /// Closes an attached browser's connection if the open fails.
+    detach: Option<attach::Detach>,
+    cdp: Arc<crate::cdp::Cdp>,
+    events: tokio::sync::mpsc::UnboundedReceiver<crate::cdp::CdpEvent>,
+    children: Vec<launch::BrowserChild>,
+    proxy: Option<Proxy>,
+    user: Option<qa_core::evidence::HelperUser>,
+    notes: Vec<Note>,
+    /// The run's own context in a browser it did not start.
+    context: Option<String>,
+    /// The answer to the setup sent behind the browser's first command.
+    setup: Result<(), crate::cdp::CdpError>,
+}
+
+/// Whether `u` names this machine (the run's own servers are there).
+fn is_loopback_url(u: &url::Url) -> bool {
+    match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => false,
+    }
+}
+
+/// Launches the run's own Chromium behind the containment proxy.
+async fn own_browser(
+    ctx: &SessionContext,
+    exe: Option<std::path::PathBuf>,
+    env: &Environment,
+    allow: Allowlist,
+    blocked: BlockedSink,
+    deadline: Deadline,
+) -> Result<Browser, DriverError> {
+    let exe = exe.ok_or_else(|| DriverError::new(WebCode::ChromiumMissing, "no Chromium"))?;
     // As root, Chromium runs as a user of its own (host::user), its
     // profile in scratch that user can reach.
     let user = host::user::pick();
@@ -142,8 +330,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     // The network layer of containment starts first: Chromium is launched
     // to send every connection through it, and it answers only the
     // browser's user.
-    let blocked = BlockedSink::default();
-    let proxy = Proxy::start(allow.clone(), blocked.clone(), user.map(|u| u.uid))
+    let proxy = Proxy::start(allow, blocked, user.map(|u| u.uid))
         .await
         .map_err(|e| DriverError::new(WebCode::ProxyStart, e.to_string()))?;
     // Root without a user of the browser's own (no id to give it here)
@@ -166,18 +353,6 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         }
         args
     };
-    // Each page's recording starts when the page attaches; its encoder in the
-    // page's first quiet window (see `Recorders::new`).
-    let recorders = ctx.recording.video.records().then(|| {
-        Arc::new(Recorders::new(
-            ctx.evidence.clone(),
-            ctx.processes.clone(),
-            ctx.recording.video,
-            ctx.recording.bounds,
-            (env.width, env.height),
-            std::time::Duration::from_millis(env.video_hold_ms),
-        ))
-    });
     // Sent right behind the browser's first command: auto-attach to every
     // new page (paused until contained) and deny downloads unless a
     // `download` step asks for one (then they go to a scratch directory of
@@ -233,77 +408,17 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         }
         r => r?,
     };
-    children.push(launched.child);
-    let (cdp, rx) = (launched.cdp, launched.events);
-    let sh = Shared::new(cdp.clone(), allow, blocked, user);
-    for n in sandbox_notes {
-        sh.note(n);
-    }
-    if let Some(r) = recorders {
-        let _ = sh.video.set(r);
-    }
-    spawn_pump(sh.clone(), rx);
-    launched
-        .setup
-        .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
-    let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
-    let page = Page {
-        sh: sh.clone(),
-        session,
-        settle_ms: env.settle_ms,
-        frame: None,
-    };
-    emulate(&page, &env).await?;
-    sh.note(Note::new(
-        NoteKind::Environment,
-        format!(
-            "browser environment: viewport {}x{}, locale {}, timezone {}, colorScheme {}, reducedMotion {}, settleMs {}; allowed origins: {}",
-            env.width,
-            env.height,
-            env.locale,
-            env.timezone,
-            env.scheme,
-            env.motion,
-            env.settle_ms,
-            sh.allow.origins().join(", ")
-        ),
-    ));
-    if let Some(profile) = &ctx.auth {
-        // Before the flow's first page, without video or trace: the frames
-        // and trace start with the first step.
-        let notes =
-            crate::signin::apply(&page, profile, &ctx.evidence, &ctx.secrets, deadline).await?;
-        for n in notes {
-            sh.note(n);
-        }
-    }
-    let ctx_trace = ctx
-        .recording
-        .trace
-        .records()
-        .then(|| record::trace::Trace::new(ctx.recording.trace));
-    let mut session = WebSession {
-        page,
-        base,
-        ctx,
-        _static: static_server,
-        server: target_server,
-        children,
+    Ok(Browser {
+        detach: None,
+        cdp: launched.cdp,
+        events: launched.events,
+        children: vec![launched.child],
         proxy: Some(proxy),
-        reported_notes: 0,
-        reported_blocked: BlockedRequests::default(),
-        begun: false,
-        trace: ctx_trace,
-    };
-    let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
-    if let Err(e) = session.page.navigate(start.as_str(), nav_deadline).await {
-        // The session will not be closed: keep the server's output now.
-        let e = session.explain(e);
-        session.publish_server_log();
-        return Err(e);
-    }
-    session.masked_frame(&session.page.clone()).await;
-    Ok(session)
+        user,
+        notes: sandbox_notes,
+        context: None,
+        setup: launched.setup.map(|_| ()),
+    })
 }
 
 /// Viewport, locale, timezone and media features of the main page.
@@ -445,7 +560,9 @@ async fn base_url(
 /// aborted or its page closed under it).
 async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, DriverError> {
     let mut rx = sh.changed.subscribe();
-    let mut created = false;
+    // A run's own context in a browser it did not start has its page
+    // made already (attach::start).
+    let mut created = sh.context.get().is_some();
     loop {
         {
             let st = sh.st();
@@ -468,6 +585,7 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
                 created = true;
                 let blank = CreateTarget {
                     url: "about:blank".into(),
+                    browser_context_id: None,
                 };
                 let _ = sh.cdp.call_typed(None, &blank).await;
             }
@@ -702,9 +820,19 @@ impl SurfaceSession for WebSession {
         }
         artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
         let cdp = self.page.sh.cdp.clone();
-        let _ = cdp
-            .call_typed_with_timeout(None, &BrowserClose {}, Duration::from_millis(500))
+        if self.page.sh.context.get().is_some() {
+            // Not the run's browser: only its context (and every page of it)
+            // goes.
+            attach::dispose(
+                &self.page.sh,
+                Duration::from_secs(5).min(deadline.remaining()),
+            )
             .await;
+        } else {
+            let _ = cdp
+                .call_typed_with_timeout(None, &BrowserClose {}, Duration::from_millis(500))
+                .await;
+        }
         cdp.close();
         match encoding.await {
             Ok(notes) => result.notes.extend(notes),

@@ -68,6 +68,10 @@ pub(crate) struct Shared {
     /// The user the browser runs as when it is not ui-qa's own (root):
     /// scratch the browser reads or writes is made for it.
     pub browser_user: Option<qa_core::evidence::HelperUser>,
+    /// The run's own browser context in a browser it did not start (set
+    /// once, before any page is made): only that context's pages are
+    /// attached, and browser-wide settings are never changed.
+    pub context: std::sync::OnceLock<String>,
 }
 
 impl Shared {
@@ -93,6 +97,7 @@ impl Shared {
             auth: std::sync::OnceLock::new(),
             seed_url: Mutex::new(None),
             browser_user,
+            context: std::sync::OnceLock::new(),
         })
     }
 

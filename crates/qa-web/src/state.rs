@@ -157,6 +157,8 @@ pub(crate) struct PageState {
     pub sessions: HashMap<String, String>,
     /// Sessions whose containment setup finished.
     pub ready: HashSet<String>,
+    /// Targets of an attached run's own context it asked to attach to.
+    pub attaching: HashSet<String>,
     /// Target type per session (`page`, `iframe`, `worker`, …).
     pub session_type: HashMap<String, String>,
     /// The main page session.

@@ -39,6 +39,11 @@ pub struct McpArgs {
     /// arguments). Repeat for more.
     #[arg(long = "allow-app", value_name = "PROGRAM")]
     pub allow_app: Vec<String>,
+    /// A browser ui-qa did not start that flows may attach to
+    /// (`target.browser.connect`), named by its DevTools endpoint
+    /// (`http://127.0.0.1:9222`); repeatable. None by default.
+    #[arg(long = "allow-connect", value_name = "ENDPOINT")]
+    pub allow_connect: Vec<String>,
     /// At most this many sessions and flow runs open at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub max_sessions: u16,
@@ -76,7 +81,13 @@ fn policy(args: &McpArgs) -> Result<policy::Policy, String> {
                 .map_err(|e| e.to_string())?
         }
     };
+    let connect = args
+        .allow_connect
+        .iter()
+        .map(|c| policy::parse_endpoint(c))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(policy::Policy {
+        connect,
         origins,
         commands,
         apps,
@@ -103,6 +114,7 @@ pub async fn run(args: &McpArgs, options: RunOptions) -> u8 {
     // whatever a flow or profile names once resolved.
     let options = RunOptions {
         origin_limit: Some(policy.origins.clone()),
+        connect_limit: Some(policy.connect.clone()),
         // An agent chooses its patterns: none may tell it a secret.
         redact_matchers: true,
         ..options

@@ -10,6 +10,8 @@ use std::path::{Component, Path, PathBuf};
 /// The server's fixed limits.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// DevTools endpoints flows may attach to (`HOST:PORT`).
+    pub connect: Vec<String>,
     /// Allowed origins, serialized (`http://127.0.0.1:8080`).
     pub origins: Vec<String>,
     /// Allowed terminal programs.
@@ -69,6 +71,16 @@ pub fn origin_of(url: &str) -> Result<String, String> {
         return Err(format!("{url:?} is not an http or https URL"));
     }
     Ok(u.origin().ascii_serialization())
+}
+
+/// Normalizes one `--allow-connect` value (`http://HOST:PORT` or
+/// `ws://HOST:PORT/…`) to the `HOST:PORT` a flow's endpoint is matched by.
+pub fn parse_endpoint(value: &str) -> Result<String, String> {
+    qa_core::flow::endpoint_key(value).ok_or_else(|| {
+        format!(
+            "--allow-connect {value:?} must name a DevTools endpoint like http://127.0.0.1:9222 or ws://127.0.0.1:9222/devtools/browser/ID"
+        )
+    })
 }
 
 /// Normalizes one `--allow-origin` value; it must be an origin and nothing
@@ -294,6 +306,7 @@ mod tests {
 
     fn policy(ws: &Path) -> Policy {
         Policy {
+            connect: Vec::new(),
             origins: vec!["http://127.0.0.1:8080".into()],
             commands: vec![Program::parse("--allow-command", "/bin/sh").unwrap()],
             apps: vec![],

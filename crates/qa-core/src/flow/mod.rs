@@ -25,9 +25,9 @@ pub use matcher::{redacted_view, text_or_regex_matches, Matcher, Pattern};
 pub use parse::{de_at, jsonc_value, step_lines, ParseLimits, MAX_REPORTED_ERRORS};
 pub use steps::*;
 pub use target::{
-    ApplicationTarget, BrowserTarget, ColorScheme, CommandTarget, Environment, Home, LaunchSpec,
-    Presentation, RawTarget, ReducedMotion, ServerSpec, Target, TargetKind, TerminalApp, Viewport,
-    WindowSpec, EMULATED_TERM,
+    endpoint_key, ApplicationTarget, BrowserConnection, BrowserTarget, ColorScheme, CommandTarget,
+    Environment, Home, LaunchSpec, Presentation, RawTarget, ReducedMotion, ServerSpec, Target,
+    TargetKind, TerminalApp, Viewport, WindowSpec, EMULATED_TERM,
 };
 pub use validate::{check_origin, project_root, valid_profile_id};
 

@@ -287,10 +287,55 @@ pub(crate) fn parse_flow_checked(
                 .collect::<Vec<_>>(),
         )
     })?;
+    let used = std::cell::RefCell::new(Vec::new());
+    super::vars::substitute_secrets(&mut value, |name| {
+        let v = secret_from_env(name);
+        used.borrow_mut().extend(v.clone());
+        v
+    })
+    .map_err(|v| {
+        Failed::from(
+            v.into_iter()
+                .map(|e| positions.locate(e))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    let used = used.into_inner();
     from_value(value, base_dir, limits).map_err(|f| Failed {
-        errors: f.errors.into_iter().map(|e| positions.locate(e)).collect(),
+        errors: redact_errors(f.errors, &used)
+            .into_iter()
+            .map(|e| positions.locate(e))
+            .collect(),
         partial: f.partial,
     })
+}
+
+/// The value of `${secret.NAME}` when a flow is parsed: the environment
+/// variable `UI_QA_SECRET_NAME`. Every such variable is a secret of the run
+/// already ([`Secrets::from_env`](crate::secrets::Secrets::from_env)), so
+/// the value is redacted from every file and output without registering it
+/// here.
+fn secret_from_env(name: &str) -> Option<String> {
+    std::env::var(format!("{}{name}", crate::secrets::SECRET_ENV_PREFIX)).ok()
+}
+
+/// `errors` with the secrets' values `used` in the flow redacted from their
+/// messages (a message may quote a string a secret was put in, such as a URL
+/// that does not parse).
+fn redact_errors(mut errors: Vec<FlowError>, used: &[String]) -> Vec<FlowError> {
+    if used.is_empty() || errors.is_empty() {
+        return errors;
+    }
+    let secrets = crate::secrets::Secrets::new();
+    for v in used {
+        secrets.add(v);
+    }
+    for e in &mut errors {
+        if let std::borrow::Cow::Owned(m) = secrets.redact(&e.message) {
+            e.message = m;
+        }
+    }
+    errors
 }
 
 /// The only extensions to JSON (RFC 8259) a flow may use: comments and
@@ -740,9 +785,12 @@ fn safe_name(s: &str) -> bool {
 /// One step on its own (see [`Step::parse`]).
 pub(crate) fn parse_one_step(kind: TargetKind, value: Value) -> Result<Step, FlowError> {
     check_strings(&value, "/steps/0", ParseLimits::default().max_string_bytes)?;
-    // A `${var.NAME}` placeholder is refused as in a flow without vars.
+    // A `${var.NAME}` placeholder is refused as in a flow without vars, and
+    // a `${secret.NAME}` is refused: a session's steps take no secrets (see
+    // `refuse_secrets`).
     let mut doc = serde_json::json!({ "steps": [value] });
     super::vars::substitute(&mut doc, &super::vars::Vars::new()).map_err(first)?;
+    super::vars::refuse_secrets(&doc["steps"][0], "/steps/0").map_err(first)?;
     let value = doc["steps"][0].take();
     let mut step = parse_step(kind, 0, value)?;
     step.default_timeout_ms = if step.is_assert() {
@@ -889,4 +937,71 @@ fn parse_step(kind: TargetKind, index: usize, value: Value) -> Result<Step, Flow
         target,
         default_timeout_ms: super::DEFAULT_STEP_TIMEOUT_MS,
     })
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Flow, Vec<FlowError>> {
+        parse_flow_all(
+            text,
+            Path::new("/tmp"),
+            &ParseLimits::default(),
+            &super::super::vars::Vars::new(),
+        )
+    }
+
+    #[test]
+    fn a_flow_takes_secrets_from_the_environment_after_its_vars() {
+        // Names no other test uses; the values are set once, never removed.
+        std::env::set_var("UI_QA_SECRET_QA_CORE_PARSE_T1", "tok-9f3a7c");
+        std::env::set_var("UI_QA_SECRET_QA_CORE_PARSE_T2", "zq7-secret-host.example");
+        let f = parse(
+            r#"{"vars": {"auth": "${secret.QA_CORE_PARSE_T1}"},
+                "target": {"url": "http://127.0.0.1:8080/"},
+                "steps": [{"action": "fill", "locator": {"label": "Token"}, "value": "${var.auth}!"}]}"#,
+        )
+        .unwrap();
+        let v = serde_json::to_value(&f.steps[0]).unwrap();
+        assert!(v.to_string().contains("tok-9f3a7c!"), "{v}");
+        // A validation error quoting the string the secret went into holds
+        // no part of the value.
+        let e = parse(
+            r#"{"target": {"url": "${secret.QA_CORE_PARSE_T2}"},
+                "steps": [{"action": "goto", "path": "/"}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.iter().any(|x| x.message.contains("[REDACTED]")), "{e:?}");
+        for x in &e {
+            assert!(!x.message.contains("zq7-secret"), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn an_unset_secret_is_invalid_var_at_its_place() {
+        let e = parse(
+            "{\"target\": {\"url\": \"http://127.0.0.1:8080/\"},\n \"steps\": [{\"action\": \"fill\", \"locator\": {\"label\": \"P\"},\n   \"value\": \"${secret.QA_CORE_PARSE_UNSET}\"}]}",
+        )
+        .unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].code, "flow.invalid_var");
+        assert_eq!(e[0].pointer, "/steps/0/value");
+        assert_eq!(e[0].line, Some(3), "{e:?}");
+        assert!(
+            e[0].message.contains("UI_QA_SECRET_QA_CORE_PARSE_UNSET"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_session_step_takes_no_secret() {
+        let e = Step::parse(
+            TargetKind::Terminal,
+            serde_json::json!({"action": "sendText", "text": "${secret.QA_CORE_PARSE_T1}"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "flow.invalid_var");
+        assert_eq!(e.pointer, "/steps/0/text", "{e:?}");
+    }
 }

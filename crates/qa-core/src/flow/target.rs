@@ -76,6 +76,9 @@ pub struct RawTarget {
     /// Browser: a static directory the runner serves on 127.0.0.1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serve: Option<String>,
+    /// Browser: a running browser to drive instead of one ui-qa launches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser: Option<BrowserConnection>,
     /// Terminal: the command to run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandTarget>,
@@ -106,6 +109,41 @@ pub struct BrowserTarget {
     /// A static directory (relative to the flow file) served on 127.0.0.1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serve: Option<String>,
+    /// A running browser to drive (`None`: ui-qa launches its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser: Option<BrowserConnection>,
+}
+
+/// The `HOST:PORT` of a DevTools endpoint (`http`, `https`, `ws` or `wss`
+/// URL), as endpoint limits match it; `None` for anything else.
+pub fn endpoint_key(connect: &str) -> Option<String> {
+    let u = url::Url::parse(connect).ok()?;
+    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss") {
+        return None;
+    }
+    Some(format!(
+        "{}:{}",
+        u.host_str()?.to_ascii_lowercase(),
+        u.port_or_known_default()?
+    ))
+}
+
+/// A browser ui-qa did not start, reached through its DevTools endpoint.
+/// The run works in a browser context of its own and never closes the
+/// browser or touches its other tabs.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BrowserConnection {
+    /// The DevTools endpoint: `http://HOST:PORT` (the endpoint's
+    /// `/json/version` names the browser's WebSocket) or the WebSocket
+    /// itself, `ws://HOST:PORT/devtools/browser/ID` (or a service's
+    /// `ws://…?token=${secret.NAME}`).
+    #[schemars(length(min = 1, max = 2048))]
+    pub connect: String,
+    /// Allows an endpoint off loopback without TLS (`http://`, `ws://`):
+    /// everything on that network path can read and drive the session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_insecure: bool,
 }
 
 /// A server the runner starts before the browser.

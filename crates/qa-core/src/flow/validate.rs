@@ -2,7 +2,8 @@
 
 use super::error::{escape_token, FlowError, FlowErrorCode};
 use super::target::{
-    ApplicationTarget, BrowserTarget, CommandTarget, RawTarget, Target, TargetKind, Viewport,
+    ApplicationTarget, BrowserConnection, BrowserTarget, CommandTarget, RawTarget, Target,
+    TargetKind, Viewport,
 };
 use std::path::{Path, PathBuf};
 
@@ -278,9 +279,55 @@ fn looks_like_host(u: &str) -> bool {
         && port.is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// `target.browser.connect`: an `http`, `ws` or `wss` URL with a host; an
+/// endpoint off loopback without TLS only with `allowInsecure`.
+fn check_connect(b: &BrowserConnection) -> Result<(), FlowError> {
+    const AT: &str = "/target/browser/connect";
+    let bad = |m: String| Err(FlowError::new(FlowErrorCode::InvalidUrl, AT, m));
+    let Ok(u) = url::Url::parse(&b.connect) else {
+        return bad(
+            "connect is the browser's DevTools endpoint: http://HOST:PORT or ws://HOST:PORT/devtools/browser/ID".into(),
+        );
+    };
+    let tls = match u.scheme() {
+        "http" | "ws" => false,
+        "https" | "wss" => true,
+        other => {
+            return bad(format!(
+                "connect is an http://, ws:// or wss:// URL, not {other}:"
+            ))
+        }
+    };
+    let Some(host) = u.host() else {
+        return bad("connect names no host".into());
+    };
+    if !u.username().is_empty() || u.password().is_some() {
+        return bad(
+            "connect carries no user or password; put a token in the query as ${secret.NAME}"
+                .into(),
+        );
+    }
+    let loopback = match host {
+        url::Host::Domain(d) => d.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(a) => a.is_loopback(),
+        url::Host::Ipv6(a) => a.is_loopback(),
+    };
+    if !tls && !loopback && !b.allow_insecure {
+        return Err(FlowError::new(
+            FlowErrorCode::OutOfRange,
+            AT,
+            "connect reaches a browser off this machine without TLS: anyone on the path could read and drive the session; use wss://, or set \"allowInsecure\": true if the network is yours",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target, FlowError> {
-    let browser =
-        raw.url.is_some() || raw.base_url.is_some() || raw.serve.is_some() || raw.server.is_some();
+    let browser = raw.url.is_some()
+        || raw.base_url.is_some()
+        || raw.serve.is_some()
+        || raw.server.is_some()
+        || raw.browser.is_some();
     let terminal = raw.command.is_some();
     let desktop = raw.application.is_some();
     let n = [browser, terminal, desktop].iter().filter(|b| **b).count();
@@ -396,6 +443,9 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                 }
                 check_absolute_url(&s.ready_url, "/target/server/readyUrl", "readyUrl", "")?;
             }
+            if let Some(b) = &raw.browser {
+                check_connect(b)?;
+            }
             if let Some(p) = &raw.profile {
                 if !valid_profile_id(p) {
                     return Err(FlowError::new(
@@ -412,6 +462,7 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                 profile: raw.profile,
                 server: raw.server,
                 serve: raw.serve,
+                browser: raw.browser,
             }))
         }
         TargetKind::Terminal => {

@@ -190,6 +190,9 @@ pub(crate) struct SetDownloadBehavior {
     pub download_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events_enabled: Option<bool>,
+    /// The context it applies to (`None`: the browser's default one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
 }
 command!(SetDownloadBehavior = "Browser.setDownloadBehavior" -> Empty);
 
@@ -200,6 +203,7 @@ impl SetDownloadBehavior {
             behavior: DownloadBehavior::Deny,
             download_path: None,
             events_enabled: None,
+            browser_context_id: None,
         }
     }
 }
@@ -213,10 +217,63 @@ command!(CancelDownload = "Browser.cancelDownload" -> Empty);
 
 /// `Target.createTarget`.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct CreateTarget {
     pub url: String,
+    /// The browser context to open it in (`None`: the default one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
 }
 command!(CreateTarget = "Target.createTarget" -> Empty);
+
+/// `Target.createBrowserContext`: a context of the run's own in a browser
+/// it did not start.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CreateBrowserContext {
+    /// The context (and every page in it) goes when the connection does.
+    pub dispose_on_detach: bool,
+    /// Every connection of the context's pages goes through this proxy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_server: Option<String>,
+    /// Hosts the proxy is bypassed for (`<-loopback>`: none, not even
+    /// loopback).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_bypass_list: Option<String>,
+}
+command!(CreateBrowserContext = "Target.createBrowserContext" -> CreatedBrowserContext);
+
+/// The answer of `Target.createBrowserContext`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct CreatedBrowserContext {
+    pub browser_context_id: String,
+}
+
+/// `Target.disposeBrowserContext`: closes every page of the context.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DisposeBrowserContext {
+    pub browser_context_id: String,
+}
+command!(DisposeBrowserContext = "Target.disposeBrowserContext" -> Empty);
+
+/// `Target.setDiscoverTargets`: `Target.targetCreated` for every target
+/// (the run attaches only to its own context's).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SetDiscoverTargets {
+    pub discover: bool,
+}
+command!(SetDiscoverTargets = "Target.setDiscoverTargets" -> Empty);
+
+/// `Target.attachToTarget` (flat session).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AttachToTarget {
+    pub target_id: String,
+    pub flatten: bool,
+}
+command!(AttachToTarget = "Target.attachToTarget" -> Empty);
 
 /// `Target.closeTarget`.
 #[derive(Debug, Clone, Serialize)]

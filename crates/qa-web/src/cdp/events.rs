@@ -36,6 +36,9 @@ macro_rules! events {
 events! {
     /// A request paused by Fetch interception.
     FetchRequestPaused = "Fetch.requestPaused",
+    /// A target was created (discovery; an attached run's own context's
+    /// pages are attached from it).
+    TargetTargetCreated = "Target.targetCreated",
     /// A target was auto-attached (flat session).
     TargetAttachedToTarget = "Target.attachedToTarget",
     /// A target's session detached.
@@ -95,6 +98,18 @@ pub struct TargetInfo {
     /// `page`, `iframe`, `worker`, `browser`, …
     #[serde(rename = "type")]
     pub kind: String,
+    /// The browser context it belongs to.
+    pub browser_context_id: String,
+    /// Whether a client is attached to it.
+    pub attached: bool,
+}
+
+/// `Target.targetCreated`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TargetCreated {
+    /// The new target.
+    pub target_info: TargetInfo,
 }
 
 /// `Target.attachedToTarget`.

@@ -19,6 +19,8 @@
 //! once the queue is full further calls fail at once
 //! ([`CdpError::Stalled`]).
 
+mod socket;
+
 use super::events::{AttachedToTarget, DetachedFromTarget, Event, TargetCrashed};
 use crate::codes::WebCode;
 use serde::de::DeserializeOwned;
@@ -192,12 +194,19 @@ struct Book {
 
 type Pending = Arc<Mutex<Book>>;
 
-/// The queue toward the writer thread, which owns the browser's input (its
-/// fd 3).
+/// The queue toward the writer, which owns the browser's input (its fd 3,
+/// or the WebSocket's sending half).
 struct Outbox {
-    tx: SyncSender<Vec<u8>>,
+    tx: Queue,
     /// Bytes queued or being written.
     waiting: Arc<AtomicUsize>,
+}
+
+/// The channel toward the writer: a thread's for the pipe, a task's for a
+/// WebSocket. Both refuse at once when full.
+enum Queue {
+    Pipe(SyncSender<Vec<u8>>),
+    Socket(mpsc::Sender<Vec<u8>>),
 }
 
 /// Messages the queue toward the browser holds at most.
@@ -243,7 +252,7 @@ impl Cdp {
         let (out_tx, out_rx) = sync_channel(MAX_QUEUED);
         let waiting = Arc::new(AtomicUsize::new(0));
         let outbox = Outbox {
-            tx: out_tx,
+            tx: Queue::Pipe(out_tx),
             waiting: waiting.clone(),
         };
         let cdp = Arc::new(Cdp {
@@ -334,8 +343,7 @@ impl Cdp {
             );
             book.sessions.kind_of(session)
         };
-        let mut bytes = msg.to_string().into_bytes();
-        bytes.push(0);
+        let bytes = msg.to_string().into_bytes();
         let sent = match self.writer.lock().expect("writer lock").as_ref() {
             Some(out) => out.queue(bytes),
             None => Err(Unsent::Closed),
@@ -414,13 +422,24 @@ impl Outbox {
             self.waiting.fetch_sub(len, Ordering::SeqCst);
             return Err(Unsent::Full(before));
         }
-        match self.tx.try_send(bytes) {
+        let sent = match &self.tx {
+            Queue::Pipe(tx) => tx.try_send(bytes).map_err(|e| match e {
+                TrySendError::Full(_) => false,
+                TrySendError::Disconnected(_) => true,
+            }),
+            Queue::Socket(tx) => tx.try_send(bytes).map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => false,
+                mpsc::error::TrySendError::Closed(_) => true,
+            }),
+        };
+        match sent {
             Ok(()) => Ok(()),
-            Err(e) => {
+            Err(closed) => {
                 self.waiting.fetch_sub(len, Ordering::SeqCst);
-                Err(match e {
-                    TrySendError::Full(_) => Unsent::Full(self.waiting.load(Ordering::SeqCst)),
-                    TrySendError::Disconnected(_) => Unsent::Closed,
+                Err(if closed {
+                    Unsent::Closed
+                } else {
+                    Unsent::Full(self.waiting.load(Ordering::SeqCst))
                 })
             }
         }
@@ -438,7 +457,11 @@ fn write_loop(
     open: Arc<AtomicBool>,
 ) {
     for msg in queue {
-        let ok = to.write_all(&msg).and_then(|()| to.flush()).is_ok();
+        let ok = to
+            .write_all(&msg)
+            .and_then(|()| to.write_all(&[0]))
+            .and_then(|()| to.flush())
+            .is_ok();
         waiting.fetch_sub(msg.len(), Ordering::SeqCst);
         if !ok {
             open.store(false, Ordering::SeqCst);
@@ -577,60 +600,67 @@ fn read_loop(
 ) {
     let mut buf = Vec::new();
     while next_message(&mut from, &mut buf).is_some() {
-        // Only the envelope is parsed here: a command's answer stays JSON
-        // text until its caller reads it as the type it expects.
-        let Ok(m) = serde_json::from_slice::<Envelope>(&buf) else {
-            continue;
-        };
-        if let Some(id) = m.id {
-            let w = pending.lock().expect("pending lock").waiters.remove(&id);
-            if let Some(w) = w {
-                let r = if let Some(e) = &m.error {
-                    let message = e.get("message").and_then(Value::as_str).unwrap_or("");
-                    if w.session.is_some() && message.contains("Session with given id not found") {
-                        let kind = pending
-                            .lock()
-                            .expect("pending lock")
-                            .sessions
-                            .kind_of(w.session.as_deref());
-                        let _ = w.tx.send(Err(CdpError::TargetClosed {
-                            method: w.method,
-                            kind,
-                            crashed: false,
-                        }));
-                        continue;
-                    }
-                    Err(CdpError::Protocol {
-                        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: e
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    })
-                } else {
-                    Ok(m.result.map(RawValue::to_owned).unwrap_or_else(null))
-                };
-                let _ = w.tx.send(r);
-            }
-        } else if let Some(method) = m.method {
-            let ev = CdpEvent {
-                session: m.session_id,
-                method: method.to_string(),
-                event: Event::parse(method),
-                params: m
-                    .params
-                    .and_then(|p| serde_json::from_str(p.get()).ok())
-                    .unwrap_or(Value::Null),
-            };
-            pending.lock().expect("pending lock").track(&ev);
-            events_in.fetch_add(1, Ordering::SeqCst);
-            let _ = events.send(ev);
-        }
+        handle_message(&buf, &pending, &events, &events_in);
     }
     open.store(false, Ordering::SeqCst);
     // Fail every waiting call at once.
     pending.lock().expect("pending lock").waiters.clear();
+}
+
+/// One message from the browser: an answer goes to its waiting call, an
+/// event to the event channel (after the session table saw it).
+fn handle_message(
+    buf: &[u8],
+    pending: &Pending,
+    events: &mpsc::UnboundedSender<CdpEvent>,
+    events_in: &AtomicU64,
+) {
+    // Only the envelope is parsed here: a command's answer stays JSON text
+    // until its caller reads it as the type it expects.
+    let Ok(m) = serde_json::from_slice::<Envelope>(buf) else {
+        return;
+    };
+    if let Some(id) = m.id {
+        let w = pending.lock().expect("pending lock").waiters.remove(&id);
+        if let Some(w) = w {
+            let r = if let Some(e) = &m.error {
+                let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+                if w.session.is_some() && message.contains("Session with given id not found") {
+                    let kind = pending
+                        .lock()
+                        .expect("pending lock")
+                        .sessions
+                        .kind_of(w.session.as_deref());
+                    let _ = w.tx.send(Err(CdpError::TargetClosed {
+                        method: w.method,
+                        kind,
+                        crashed: false,
+                    }));
+                    return;
+                }
+                Err(CdpError::Protocol {
+                    code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    message: message.to_string(),
+                })
+            } else {
+                Ok(m.result.map(RawValue::to_owned).unwrap_or_else(null))
+            };
+            let _ = w.tx.send(r);
+        }
+    } else if let Some(method) = m.method {
+        let ev = CdpEvent {
+            session: m.session_id,
+            method: method.to_string(),
+            event: Event::parse(method),
+            params: m
+                .params
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .unwrap_or(Value::Null),
+        };
+        pending.lock().expect("pending lock").track(&ev);
+        events_in.fetch_add(1, Ordering::SeqCst);
+        let _ = events.send(ev);
+    }
 }
 
 #[cfg(test)]
@@ -688,7 +718,7 @@ mod tests {
     fn a_full_queue_refuses_without_waiting() {
         let (tx, rx) = sync_channel(MAX_QUEUED);
         let out = Outbox {
-            tx,
+            tx: Queue::Pipe(tx),
             waiting: Arc::new(AtomicUsize::new(0)),
         };
         for _ in 0..MAX_QUEUED {

@@ -12,5 +12,5 @@ mod proxy;
 pub(crate) use allowlist::{
     origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Decision, WS_BINDING,
 };
-pub(crate) use peer::same_user;
+pub(crate) use peer::{far_end_uid, same_user};
 pub(crate) use proxy::Proxy;

@@ -36,6 +36,21 @@ pub(crate) fn from_user(local: SocketAddr, peer: SocketAddr, uid: Option<u32>) -
     }
 }
 
+/// The user of the process at the far end of our connection from `local`
+/// to `peer` (a browser's DevTools port on this machine); `None` where the
+/// system does not say.
+pub(crate) fn far_end_uid(local: SocketAddr, peer: SocketAddr) -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        owner_uid(local, peer)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (local, peer);
+        None
+    }
+}
+
 /// The uid owning the socket at `peer` connected to `local`.
 #[cfg(target_os = "linux")]
 fn owner_uid(local: SocketAddr, peer: SocketAddr) -> Option<u32> {

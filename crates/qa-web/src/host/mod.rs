@@ -3,6 +3,7 @@
 //! target's own server (`user`: who it runs as; `server`: `target.serve`, a static directory, or
 //! `target.server`, a command the run owns).
 
+pub(crate) mod endpoint;
 pub(crate) mod launch;
 pub(crate) mod server;
 pub(crate) mod user;

@@ -36,6 +36,7 @@ fn handle(sh: &Arc<Shared>, ev: &CdpEvent) {
         return;
     };
     match kind {
+        Event::TargetTargetCreated => targets::created(sh, ev),
         Event::TargetAttachedToTarget => targets::attached(sh, ev),
         Event::TargetDetachedFromTarget => targets::detached(sh, ev),
         Event::InspectorTargetCrashed => targets::crashed(sh, ev),

@@ -6,11 +6,11 @@
 
 use super::session_of;
 use crate::cdp::commands::{
-    AddBinding, AddScriptToEvaluateOnNewDocument, CloseTarget, Evaluate, FetchEnable, LogEnable,
-    NetworkEnable, PageEnable, RunIfWaitingForDebugger, RuntimeEnable, SetAutoAttach,
-    SetBlockedUrls, SetBypassServiceWorker,
+    AddBinding, AddScriptToEvaluateOnNewDocument, AttachToTarget, CloseTarget, Evaluate,
+    FetchEnable, LogEnable, NetworkEnable, PageEnable, RunIfWaitingForDebugger, RuntimeEnable,
+    SetAutoAttach, SetBlockedUrls, SetBypassServiceWorker,
 };
-use crate::cdp::events::{AttachedToTarget, DetachedFromTarget};
+use crate::cdp::events::{AttachedToTarget, DetachedFromTarget, TargetCreated};
 use crate::cdp::CdpEvent;
 use crate::contain::WS_BINDING;
 use crate::shared::Shared;
@@ -29,6 +29,32 @@ pub(super) fn attached(sh: &Arc<Shared>, ev: &CdpEvent) {
         }
     }
     tokio::spawn(contain_target(sh.clone(), a));
+}
+
+/// `Target.targetCreated` (only a run in a browser it did not start
+/// discovers targets): a page of the run's own context that no client
+/// attached yet is attached, and so contained; every other target is the
+/// user's and left alone.
+pub(super) fn created(sh: &Arc<Shared>, ev: &CdpEvent) {
+    let c: TargetCreated = ev.params();
+    let Some(own) = sh.context.get() else {
+        return;
+    };
+    let t = c.target_info;
+    if t.browser_context_id != *own || t.kind != "page" || t.attached {
+        return;
+    }
+    if !sh.st().attaching.insert(t.target_id.clone()) {
+        return;
+    }
+    let sh = sh.clone();
+    tokio::spawn(async move {
+        let attach = AttachToTarget {
+            target_id: t.target_id,
+            flatten: true,
+        };
+        let _ = sh.cdp.call_typed(None, &attach).await;
+    });
 }
 
 /// `Target.detachedFromTarget`: the session is gone.

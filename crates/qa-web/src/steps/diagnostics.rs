@@ -98,6 +98,14 @@ async fn trace_into(
     dir: &Path,
     deadline: Deadline,
 ) -> Result<(PathBuf, u64, bool), DriverError> {
+    if page.sh.context.get().is_some() {
+        // Tracing is browser-wide: it would record the user's other tabs.
+        return Err(DriverError::new(
+            WebCode::TraceFailed,
+            "a performance trace records the whole browser, and this run drives a browser ui-qa did not start (its other tabs are the user's)",
+        )
+        .with_remediation("run the flow with a browser ui-qa launches (drop target.browser) to trace it"));
+    }
     let cdp = page.sh.cdp.clone();
     let left = deadline.remaining().as_millis() as u64;
     // Keep time for collecting: at most a third of what is left.

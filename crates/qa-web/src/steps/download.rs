@@ -70,13 +70,18 @@ pub(super) async fn download(
         behavior: DownloadBehavior::AllowAndName,
         download_path: Some(dir.display().to_string()),
         events_enabled: Some(true),
+        browser_context_id: page.sh.context.get().cloned(),
     };
     cdp.call_typed(None, &allow)
         .await
         .map_err(|e| DriverError::new(WebCode::DownloadFailed, e.to_string()))?;
     let r = download_inner(page, evidence, step, d, &dir, tap, deadline).await;
     // Back to the session default: downloads denied.
-    let _ = cdp.call_typed(None, &SetDownloadBehavior::deny()).await;
+    let deny = SetDownloadBehavior {
+        browser_context_id: page.sh.context.get().cloned(),
+        ..SetDownloadBehavior::deny()
+    };
+    let _ = cdp.call_typed(None, &deny).await;
     let _ = std::fs::remove_dir_all(&dir);
     let out = r?;
     page.settle(seq0, deadline).await?;

@@ -1,0 +1,182 @@
+//! A browser ui-qa did not start (`target.browser.connect`): the run
+//! connects to the one endpoint the flow names, makes a browser context of
+//! its own (`disposeOnDetach`: it goes with the connection, even when the
+//! run fails), attaches only to that context's pages (discovery, never
+//! auto-attach, which would attach to the user's tabs too), and at the end
+//! disposes the context and closes the connection — never the browser.
+//!
+//! Containment holds as on an owned browser: every page of the context is
+//! intercepted (Fetch) before the run navigates it, and a browser on this
+//! machine sends every connection of the context through the run's proxy
+//! (answering only the browser's user). A browser elsewhere cannot reach
+//! that proxy: the in-browser layer is then the only one, and the result
+//! says so.
+
+use crate::cdp::commands::{
+    CreateBrowserContext, CreateTarget, DisposeBrowserContext, SetDiscoverTargets,
+    SetDownloadBehavior,
+};
+use crate::cdp::{Cdp, CdpEvent};
+use crate::codes::WebCode;
+use crate::contain::{far_end_uid, Allowlist, BlockedSink, Proxy};
+use crate::host::endpoint;
+use crate::shared::Shared;
+use qa_core::flow::BrowserConnection;
+use qa_core::{Deadline, DriverError, Note, NoteKind};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A connection to a browser the run did not start, with its context.
+pub(crate) struct Attached {
+    /// The connection.
+    pub cdp: Arc<Cdp>,
+    /// Its events.
+    pub events: mpsc::UnboundedReceiver<CdpEvent>,
+    /// The run's own browser context.
+    pub context: String,
+    /// The network layer of containment (a browser on this machine).
+    pub proxy: Option<Proxy>,
+    /// Whether the browser runs on this machine (it can reach loopback).
+    pub local: bool,
+    /// What the result says about the connection.
+    pub notes: Vec<Note>,
+}
+
+/// Ends the run's part of an attached browser when dropped: the connection
+/// closes, and the browser disposes the context with every page in it.
+pub(crate) struct Detach(Option<Arc<Cdp>>);
+
+impl Detach {
+    /// Guards `cdp`.
+    pub fn new(cdp: Arc<Cdp>) -> Detach {
+        Detach(Some(cdp))
+    }
+
+    /// Lets the connection live on (its owner closes it).
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Detach {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            c.close();
+        }
+    }
+}
+
+/// Connects to `b` within `deadline` and makes the run's context.
+pub(crate) async fn connect(
+    b: &BrowserConnection,
+    allow: Allowlist,
+    blocked: BlockedSink,
+    deadline: Deadline,
+) -> Result<Attached, DriverError> {
+    let ws = endpoint::websocket_url(&b.connect, deadline).await?;
+    let within = deadline.remaining().min(Duration::from_secs(15));
+    let c = Cdp::over_websocket(&ws, within)
+        .await
+        .map_err(|why| endpoint::unreachable(&b.connect, &why))?;
+    let guard = Detach::new(c.cdp.clone());
+    let local = endpoint::is_loopback(c.peer);
+    let mut notes = vec![Note::new(
+        NoteKind::Environment,
+        format!(
+            "the run drives a browser ui-qa did not start ({}), in a browser context of its own; the browser and its other tabs are left as they were",
+            endpoint::shown(&b.connect)
+        ),
+    )];
+    let proxy = if local {
+        let uid = far_end_uid(c.local, c.peer);
+        Some(
+            Proxy::start(allow, blocked, uid)
+                .await
+                .map_err(|e| DriverError::new(WebCode::ProxyStart, e.to_string()))?,
+        )
+    } else {
+        notes.push(Note::new(
+            NoteKind::Environment,
+            "containment: the browser is on another machine and cannot reach ui-qa's network proxy; requests are stopped by interception inside the browser only",
+        ));
+        None
+    };
+    let make = CreateBrowserContext {
+        dispose_on_detach: true,
+        proxy_server: proxy.as_ref().map(Proxy::url),
+        proxy_bypass_list: proxy.as_ref().map(|_| "<-loopback>".to_string()),
+    };
+    let bound = deadline.remaining().min(Duration::from_secs(10));
+    let made = c
+        .cdp
+        .call_typed_with_timeout(None, &make, bound)
+        .await
+        .map_err(|e| {
+            DriverError::new(
+                WebCode::ConnectNoContext,
+                format!(
+                    "the browser at {} did not make a browser context for the run ({e}); ui-qa never drives a browser's own tabs without one",
+                    endpoint::shown(&b.connect)
+                ),
+            )
+            .with_remediation(
+                "attach to a Chromium that allows browser contexts (a desktop Chrome or Chromium started with --remote-debugging-port, or a browser service)",
+            )
+        })?;
+    if made.browser_context_id.is_empty() {
+        return Err(DriverError::new(
+            WebCode::ConnectNoContext,
+            "the browser answered Target.createBrowserContext without a context",
+        ));
+    }
+    guard.disarm();
+    Ok(Attached {
+        cdp: c.cdp,
+        events: c.events,
+        context: made.browser_context_id,
+        proxy,
+        local,
+        notes,
+    })
+}
+
+/// Starts the run's pages: downloads denied in its context, discovery of
+/// its targets (each of the context's pages is attached and contained as
+/// it appears), then the main page, blank.
+pub(crate) async fn start(sh: &Arc<Shared>, deadline: Deadline) -> Result<(), DriverError> {
+    let Some(context) = sh.context.get().cloned() else {
+        return Ok(());
+    };
+    let bound = deadline.remaining().min(Duration::from_secs(10));
+    let failed = |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
+    let deny = SetDownloadBehavior {
+        browser_context_id: Some(context.clone()),
+        ..SetDownloadBehavior::deny()
+    };
+    let discover = SetDiscoverTargets { discover: true };
+    let (a, b) = tokio::join!(
+        sh.cdp.call_typed_with_timeout(None, &deny, bound),
+        sh.cdp.call_typed_with_timeout(None, &discover, bound),
+    );
+    a.and(b).map_err(failed)?;
+    let blank = CreateTarget {
+        url: "about:blank".into(),
+        browser_context_id: Some(context),
+    };
+    sh.cdp
+        .call_typed_with_timeout(None, &blank, bound)
+        .await
+        .map_err(failed)?;
+    Ok(())
+}
+
+/// Disposes the run's context (every page of it closes) within `bound`.
+pub(crate) async fn dispose(sh: &Shared, bound: Duration) {
+    if let Some(context) = sh.context.get() {
+        let d = DisposeBrowserContext {
+            browser_context_id: context.clone(),
+        };
+        let _ = sh.cdp.call_typed_with_timeout(None, &d, bound).await;
+    }
+}

@@ -1,0 +1,202 @@
+//! A browser ui-qa did not start: its DevTools endpoint as the flow names
+//! it (`target.browser.connect`). Only that endpoint is ever contacted —
+//! nothing is scanned or guessed. An `http://` endpoint names the browser's
+//! WebSocket at `/json/version`; that answer is read with a bound on time
+//! and size, and its WebSocket is used at the host and port the flow named
+//! (with the flow's query, such as a token, when the answer has none).
+
+use crate::codes::WebCode;
+use qa_core::{Deadline, DriverError, MissingCapability};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// The largest `/json/version` answer read (a real one is under 1 KiB).
+const MAX_VERSION_ANSWER: usize = 64 << 10;
+
+/// The endpoint as notes and errors show it: scheme, host and port only
+/// (a path or query may carry a token).
+pub fn shown(connect: &str) -> String {
+    match url::Url::parse(connect) {
+        Ok(u) => format!(
+            "{}://{}{}",
+            u.scheme(),
+            u.host_str().unwrap_or(""),
+            u.port().map(|p| format!(":{p}")).unwrap_or_default()
+        ),
+        Err(_) => "the endpoint".into(),
+    }
+}
+
+/// BLOCKED: the endpoint cannot be reached or used.
+pub fn unreachable(connect: &str, why: &str) -> DriverError {
+    DriverError::blocked(
+        WebCode::ConnectUnreachable,
+        MissingCapability {
+            id: "browser-endpoint".into(),
+            reason: format!(
+                "the browser at {} did not answer as a DevTools endpoint: {why}",
+                shown(connect)
+            ),
+            remediation: "start the browser with --remote-debugging-port=PORT (and --remote-debugging-address=127.0.0.1), or start the browser service, then run the flow again; target.browser.connect names http://HOST:PORT or the ws:// URL it prints".into(),
+        },
+    )
+}
+
+/// The WebSocket URL to open for `connect`.
+pub async fn websocket_url(connect: &str, deadline: Deadline) -> Result<String, DriverError> {
+    let given = url::Url::parse(connect).map_err(|e| unreachable(connect, &e.to_string()))?;
+    match given.scheme() {
+        "ws" | "wss" => return Ok(connect.to_string()),
+        "http" => {}
+        other => {
+            return Err(unreachable(
+                connect,
+                &format!(
+                "{other}:// endpoints are not reachable from this build (ws:// and http:// are)"
+            ),
+            ))
+        }
+    }
+    let within = deadline.remaining().min(Duration::from_secs(10));
+    let body = tokio::time::timeout(within, get_version(&given))
+        .await
+        .map_err(|_| {
+            unreachable(
+                connect,
+                &format!(
+                    "no answer to /json/version within {} ms",
+                    within.as_millis()
+                ),
+            )
+        })?
+        .map_err(|e| unreachable(connect, &e))?;
+    let v: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|_| unreachable(connect, "/json/version is not JSON"))?;
+    let ws = v
+        .get("webSocketDebuggerUrl")
+        .and_then(|w| w.as_str())
+        .ok_or_else(|| unreachable(connect, "/json/version names no webSocketDebuggerUrl"))?;
+    let mut ws = url::Url::parse(ws)
+        .map_err(|_| unreachable(connect, "/json/version names no usable WebSocket"))?;
+    if ws.scheme() != "ws" {
+        return Err(unreachable(
+            connect,
+            "/json/version names a WebSocket that is not ws://",
+        ));
+    }
+    // The flow's host and port, never another the answer names.
+    let _ = ws.set_host(given.host_str());
+    let _ = ws.set_port(given.port_or_known_default());
+    if ws.query().is_none() {
+        ws.set_query(given.query());
+    }
+    Ok(ws.to_string())
+}
+
+/// `GET /json/version` (HTTP/1.1, one request, the connection closed
+/// after); the body of a 200 answer.
+async fn get_version(given: &url::Url) -> Result<Vec<u8>, String> {
+    let host = given.host_str().ok_or("no host")?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let port = given.port_or_known_default().unwrap_or(80);
+    let mut s = TcpStream::connect((bare, port))
+        .await
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    let query = given.query().map(|q| format!("?{q}")).unwrap_or_default();
+    let req = format!(
+        "GET /json/version{query} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(req.as_bytes())
+        .await
+        .map_err(|e| format!("cannot send: {e}"))?;
+    // Read until the answer is whole: Chromium keeps the connection open
+    // whatever the request asks, so the end is the body's length.
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let body = &buf[end + 4..];
+            let length = head.lines().find_map(|l| {
+                l.strip_prefix("content-length:")
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+            });
+            let chunked = head
+                .lines()
+                .any(|l| l.starts_with("transfer-encoding:") && l.contains("chunked"));
+            let whole = match length {
+                Some(n) => body.len() >= n,
+                None if chunked => body.windows(5).any(|w| w == b"0\r\n\r\n"),
+                None => false,
+            };
+            if whole {
+                let status = head.split_whitespace().nth(1).unwrap_or("").to_string();
+                if status != "200" {
+                    return Err(format!("/json/version answered HTTP {status}"));
+                }
+                return Ok(match length {
+                    Some(n) => body[..n].to_vec(),
+                    None => unchunk(body),
+                });
+            }
+        }
+        if buf.len() > MAX_VERSION_ANSWER {
+            return Err("/json/version answered more than 64 KiB".into());
+        }
+        let n = s
+            .read(&mut chunk)
+            .await
+            .map_err(|e| format!("cannot read: {e}"))?;
+        if n == 0 {
+            return Err("the connection closed before /json/version was answered".into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// A chunked body, joined (a malformed one ends where it breaks).
+fn unchunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(i) = b.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&b[..i])
+            .ok()
+            .and_then(|l| usize::from_str_radix(l.split(';').next().unwrap_or("").trim(), 16).ok());
+        let Some(n) = size.filter(|n| *n > 0) else {
+            break;
+        };
+        let start = i + 2;
+        let Some(chunk) = b.get(start..start + n) else {
+            break;
+        };
+        out.extend_from_slice(chunk);
+        b = b.get(start + n + 2..).unwrap_or(&[]);
+    }
+    out
+}
+
+/// Whether the connection's far end is on this machine.
+pub fn is_loopback(peer: std::net::SocketAddr) -> bool {
+    peer.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_keeps_no_path_or_query() {
+        assert_eq!(
+            shown("ws://127.0.0.1:3000/chromium?token=s3cret"),
+            "ws://127.0.0.1:3000"
+        );
+        assert_eq!(shown("http://localhost:9222"), "http://localhost:9222");
+        assert_eq!(shown("not a url ?token=x"), "the endpoint");
+    }
+
+    #[test]
+    fn chunked_bodies_are_joined() {
+        assert_eq!(unchunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
+        assert_eq!(unchunk(b"zz\r\nabc"), b"");
+    }
+}
