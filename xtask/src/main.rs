@@ -17,6 +17,7 @@
 mod bench;
 mod cross;
 mod imports;
+mod npm;
 mod repeat;
 mod wine;
 
@@ -26,6 +27,10 @@ use std::process::{Command, ExitCode};
 /// Debian packages the test suite needs, with what each is for.
 const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ("chromium", "web driver tests (real Chromium)"),
+    (
+        "nodejs",
+        "remote browser service tests (browserless runs on Node.js, installed with npm)",
+    ),
     ("xvfb", "desktop tests (virtual X display)"),
     ("xauth", "desktop tests (Xvfb helpers)"),
     ("dbus", "desktop tests (private session bus)"),
@@ -102,7 +107,7 @@ fn installed(pkg: &str) -> bool {
 }
 
 fn deps() -> bool {
-    install(DEBIAN_PACKAGES, "deps")
+    install(DEBIAN_PACKAGES, "deps") && npm::install(&root())
 }
 
 /// Installs whichever of `packages` are missing (apt-get, as root); `who`
@@ -193,14 +198,33 @@ fn test(runs: Option<usize>) -> bool {
     if !embed() {
         return false;
     }
-    match runs {
+    let suite = match runs {
         None => run(cargo().args(["test", "--workspace", "--no-fail-fast"])),
         Some(n) => repeat::repeat(n, || {
             let mut c = cargo();
             c.args(["test", "--workspace", "--no-fail-fast"]);
             c
         }),
-    }
+    };
+    suite && attached()
+}
+
+/// The browser driver's containment, popup and secret suites again, each
+/// flow pointed at a Chromium the tests started and ui-qa did not
+/// (`target.browser.connect`; see `crates/qa-web/tests/common`).
+fn attached() -> bool {
+    eprintln!("xtask test: the containment, popup and secret suites against a browser ui-qa did not start");
+    run(cargo()
+        .args(["test", "-p", "qa-web", "--no-fail-fast"])
+        .args([
+            "--test",
+            "containment",
+            "--test",
+            "popups",
+            "--test",
+            "secret_pixels",
+        ])
+        .env("UI_QA_TEST_ATTACH", "1"))
 }
 
 /// Builds `examples/embed` — a crate outside the workspace with the

@@ -615,6 +615,18 @@ impl WebSession {
     /// Notes since the last call: the pages' own, then blocked requests.
     /// `e`, or why the run cannot go on when `target.server` has exited.
     fn explain(&mut self, e: DriverError) -> DriverError {
+        if self.page.sh.context.get().is_some() && !self.page.sh.cdp.is_open() {
+            // A browser the run did not start (or the service in front of
+            // it) went away: that, not what the step saw last, is why.
+            return DriverError::new(
+                WebCode::ConnectLost,
+                format!(
+                    "the connection to the browser ui-qa did not start was lost mid-run ({})",
+                    e.message
+                ),
+            )
+            .with_remediation("check that the browser or browser service is still running and reachable, then run the flow again");
+        }
         match self.server.as_mut() {
             Some(s) => s.explain(e),
             None => e,

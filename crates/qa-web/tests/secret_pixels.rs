@@ -26,7 +26,7 @@ struct Open {
 /// Opens `flow` (JSONC) against the web fixtures, with [`SECRET`] in the
 /// run's secrets when `secret` (as `--secret-env` would put it there).
 async fn open(flow: &str, secret: bool) -> Open {
-    let flow = Flow::parse(flow, &fixtures()).expect("flow parses");
+    let flow = parse_flow(flow, &fixtures());
     let run = context();
     if secret {
         run.ctx.secrets.add(SECRET);
@@ -430,7 +430,7 @@ const VIDEO_FLOW: &str = r#"{ "target": { "serve": "web", "url": "/secret-echo.h
 /// (its evidence) once the session closed.
 async fn recorded_run(secret: bool) -> Run {
     use qa_core::recording::{RecordMode, Recording};
-    let flow = Flow::parse(VIDEO_FLOW, &fixtures()).expect("flow parses");
+    let flow = parse_flow(VIDEO_FLOW, &fixtures());
     let mut run = context();
     run.ctx.recording = Recording {
         video: RecordMode::On,

@@ -266,6 +266,21 @@ pub(crate) struct SetDiscoverTargets {
 }
 command!(SetDiscoverTargets = "Target.setDiscoverTargets" -> Empty);
 
+/// `Target.getTargetInfo`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetTargetInfo {
+    pub target_id: String,
+}
+command!(GetTargetInfo = "Target.getTargetInfo" -> GotTargetInfo);
+
+/// The answer of `Target.getTargetInfo`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct GotTargetInfo {
+    pub target_info: super::events::TargetInfo,
+}
+
 /// `Target.attachToTarget` (flat session).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -295,6 +310,14 @@ pub(crate) struct SetDeviceMetricsOverride {
     pub mobile: bool,
 }
 command!(SetDeviceMetricsOverride = "Emulation.setDeviceMetricsOverride" -> Empty);
+
+/// `Emulation.setScrollbarsHidden` (an owned browser hides them with
+/// `--hide-scrollbars`; an attached one per page).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SetScrollbarsHidden {
+    pub hidden: bool,
+}
+command!(SetScrollbarsHidden = "Emulation.setScrollbarsHidden" -> Empty);
 
 /// `Emulation.setLocaleOverride`.
 #[derive(Debug, Clone, Serialize)]

@@ -100,6 +100,8 @@ pub struct TargetInfo {
     pub kind: String,
     /// The browser context it belongs to.
     pub browser_context_id: String,
+    /// Its URL (for a page: the document's, or the one it is opening).
+    pub url: String,
     /// Whether a client is attached to it.
     pub attached: bool,
 }

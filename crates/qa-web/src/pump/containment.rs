@@ -127,7 +127,7 @@ pub(super) fn binding_called(sh: &Shared, ev: &CdpEvent) {
 /// blocked by containment is closed, so that it cannot hold the front or
 /// keep a blank window around; the opener stays fully usable. Reported
 /// once per popup.
-fn close_blocked_popup(sh: &Arc<Shared>, session: &str, frame_id: &str, origin: &str) {
+pub(super) fn close_blocked_popup(sh: &Arc<Shared>, session: &str, frame_id: &str, origin: &str) {
     let target = {
         let mut st = sh.st();
         let is_popup_page = st.is_popup_page(session);

@@ -5,14 +5,15 @@
 //! what can be driven.
 
 use super::session_of;
+use crate::cdp::commands::SetScrollbarsHidden;
 use crate::cdp::commands::{
     AddBinding, AddScriptToEvaluateOnNewDocument, AttachToTarget, CloseTarget, Evaluate,
-    FetchEnable, LogEnable, NetworkEnable, PageEnable, RunIfWaitingForDebugger, RuntimeEnable,
-    SetAutoAttach, SetBlockedUrls, SetBypassServiceWorker,
+    FetchEnable, GetTargetInfo, LogEnable, NetworkEnable, PageEnable, RunIfWaitingForDebugger,
+    RuntimeEnable, SetAutoAttach, SetBlockedUrls, SetBypassServiceWorker,
 };
 use crate::cdp::events::{AttachedToTarget, DetachedFromTarget, TargetCreated};
 use crate::cdp::CdpEvent;
-use crate::contain::WS_BINDING;
+use crate::contain::{Decision, WS_BINDING};
 use crate::shared::Shared;
 use qa_core::{Note, NoteKind};
 use std::sync::Arc;
@@ -133,6 +134,13 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
                     cdp.call_typed(s, &LogEnable {})
                 );
             }
+            if kind == "page" && sh.context.get().is_some() {
+                // As --hide-scrollbars does for an owned browser: pictures
+                // and masks see the same layout.
+                let _ = cdp
+                    .call_typed(s, &SetScrollbarsHidden { hidden: true })
+                    .await;
+            }
         },
         cdp.call_typed(s, &SetBypassServiceWorker { bypass: true }),
         cdp.call_typed(s, &ws),
@@ -174,6 +182,7 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
     if a.waiting_for_debugger {
         let _ = cdp.call_typed(s, &RunIfWaitingForDebugger {}).await;
     }
+    let attached_late = !a.waiting_for_debugger && sh.context.get().is_some();
     {
         let mut st = sh.st();
         if !st.sessions.values().any(|v| *v == sid) {
@@ -185,7 +194,7 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
         st.ready.insert(sid.clone());
         if kind == "page" && st.main_session.is_none() {
             st.main_session = Some(sid.clone());
-            st.front = Some(sid);
+            st.front = Some(sid.clone());
         } else if kind == "page" {
             st.notes.push(Note::new(
                 NoteKind::Popup,
@@ -194,4 +203,28 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
         }
     }
     sh.bump();
+    if attached_late && kind == "page" {
+        // In a browser the run did not start, a popup is attached after it
+        // was created (never paused): a document it was already opening
+        // went past the interception (the proxy stops it on this
+        // machine). One to a blocked origin is closed as if intercepted.
+        let info = cdp
+            .call_typed(
+                None,
+                &GetTargetInfo {
+                    target_id: tid.clone(),
+                },
+            )
+            .await
+            .map(|i| i.target_info.url)
+            .unwrap_or_default();
+        if let Ok(u) = url::Url::parse(&info) {
+            if matches!(u.scheme(), "http" | "https" | "ws" | "wss") {
+                if let Decision::Block(origin) = sh.allow.decide(&info) {
+                    sh.record_blocked(&origin);
+                    super::containment::close_blocked_popup(&sh, &sid, &tid, &origin);
+                }
+            }
+        }
+    }
 }

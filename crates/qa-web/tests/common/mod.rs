@@ -114,6 +114,94 @@ fn url_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Parses a test's flow. With `UI_QA_TEST_ATTACH=1` a browser flow is
+/// pointed at a Chromium the test process started and ui-qa did not
+/// (`target.browser.connect`): the containment, popup and secret suites
+/// run again against an attached browser (`cargo xtask test` does both).
+pub fn parse_flow(text: &str, base_dir: &Path) -> Flow {
+    let mut flow = Flow::parse(text, base_dir).expect("flow parses");
+    if let (Some(endpoint), qa_core::flow::Target::Browser(t)) =
+        (attach_endpoint(), &mut flow.target)
+    {
+        t.browser = Some(qa_core::flow::BrowserConnection {
+            connect: endpoint,
+            allow_insecure: false,
+        });
+    }
+    flow
+}
+
+/// The endpoint of the test process's own Chromium when
+/// `UI_QA_TEST_ATTACH=1` (started once, on a thread that never ends, and
+/// killed by the kernel when the test process exits: `PR_SET_PDEATHSIG`).
+#[cfg(target_os = "linux")]
+pub fn attach_endpoint() -> Option<String> {
+    static ENDPOINT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    ENDPOINT
+        .get_or_init(|| {
+            if std::env::var("UI_QA_TEST_ATTACH").ok().as_deref() != Some("1") {
+                return None;
+            }
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                use std::os::unix::process::CommandExt;
+                let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("attach-profiles");
+                let _ = std::fs::remove_dir_all(&base);
+                let profile = base.join(std::process::id().to_string());
+                std::fs::create_dir_all(&profile).unwrap();
+                let mut cmd = std::process::Command::new("/usr/bin/chromium");
+                cmd.args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--remote-debugging-address=127.0.0.1",
+                    "--remote-debugging-port=0",
+                    "--no-first-run",
+                ])
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .arg("about:blank")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+                // SAFETY: prctl(2) in the child before exec; it touches no
+                // memory of the parent.
+                #[allow(unsafe_code)]
+                unsafe {
+                    cmd.pre_exec(|| {
+                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                        Ok(())
+                    });
+                }
+                let mut child = cmd.spawn().expect("chromium starts");
+                let file = profile.join("DevToolsActivePort");
+                let t = std::time::Instant::now();
+                let port = loop {
+                    if let Some(p) = std::fs::read_to_string(&file)
+                        .ok()
+                        .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u16>().ok()))
+                    {
+                        break p;
+                    }
+                    assert!(
+                        t.elapsed().as_secs() < 120,
+                        "Chromium wrote no DevToolsActivePort"
+                    );
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                };
+                tx.send(format!("http://127.0.0.1:{port}")).unwrap();
+                // This thread lives as long as the browser (its death
+                // signal is tied to the thread that started it).
+                let _ = child.wait();
+            });
+            Some(rx.recv().expect("the attach browser started"))
+        })
+        .clone()
+}
+
+/// No attached browser off Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn attach_endpoint() -> Option<String> {
+    None
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
@@ -241,7 +329,7 @@ pub async fn run_flow_expecting(
     base_dir: &Path,
     expect: &[Expect<'_>],
 ) -> Outcome {
-    let flow = Flow::parse(flow_text, base_dir).expect("flow parses");
+    let flow = parse_flow(flow_text, base_dir);
     let driver = qa_web::WebDriver::new();
     let opts = DriveOptions {
         flow_timeout: Some(std::time::Duration::from_secs(120)),

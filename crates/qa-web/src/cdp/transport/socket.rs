@@ -163,7 +163,9 @@ async fn connect(url: &str) -> Result<(Socket, SocketAddr, SocketAddr), String> 
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE))
         .max_frame_size(Some(MAX_MESSAGE));
-    let (ws, _) = tokio_tungstenite::client_async_with_config(url, tcp, Some(config))
+    // The parsed URL: its path is never empty (`ws://h:p?token=…` asks for
+    // `/?token=…`; a request line without a path is refused).
+    let (ws, _) = tokio_tungstenite::client_async_with_config(u.as_str(), tcp, Some(config))
         .await
         .map_err(|e| match e {
             tokio_tungstenite::tungstenite::Error::Http(r) => format!(
