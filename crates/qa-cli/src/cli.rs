@@ -93,6 +93,11 @@ pub(crate) enum Command {
         /// accessibility tree (with --virtual-display on a headless host).
         #[arg(long)]
         app: bool,
+        /// Open the page in a running Chromium ui-qa did not start, through
+        /// its DevTools endpoint (`http://127.0.0.1:9222` or `ws://…`), in a
+        /// browser context of its own: its tabs are left as they were.
+        #[arg(long, value_name = "ENDPOINT", requires = "url")]
+        connect: Option<String>,
         /// Wait until this text is shown before printing: on a terminal's
         /// screen (instead of waiting for a stable screen), or in the page.
         #[arg(long, value_name = "TEXT")]

@@ -23,6 +23,9 @@ const APP_SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct How {
     /// The command is a desktop application.
     pub app: bool,
+    /// The page opens in a browser ui-qa did not start (its DevTools
+    /// endpoint).
+    pub connect: Option<String>,
     /// Print JSON.
     pub json: bool,
     /// Text to wait for before reading.
@@ -35,6 +38,7 @@ pub struct How {
 pub async fn run(url: Option<&str>, command: &[String], how: How, options: RunOptions) -> u8 {
     let How {
         app,
+        connect,
         json,
         wait_for,
         steps,
@@ -45,7 +49,13 @@ pub async fn run(url: Option<&str>, command: &[String], how: How, options: RunOp
             serde_json::json!({ "application": { "launch": { "argv": command } } }),
             vec![serde_json::json!({ "action": "waitForWindow", "timeoutMs": 15000 })],
         ),
-        (Some(u), true) if !app => (serde_json::json!({ "url": u }), Vec::new()),
+        (Some(u), true) if !app => {
+            let mut t = serde_json::json!({ "url": u });
+            if let Some(c) = &connect {
+                t["browser"] = serde_json::json!({ "connect": c });
+            }
+            (t, Vec::new())
+        }
         (None, false) => (
             serde_json::json!({ "command": { "argv": command } }),
             // A program that draws late (a cold start): its text, when

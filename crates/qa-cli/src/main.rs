@@ -87,6 +87,7 @@ fn main() -> ExitCode {
                 url,
                 json,
                 app,
+                connect,
                 wait_for,
                 steps,
                 host,
@@ -94,6 +95,7 @@ fn main() -> ExitCode {
             } => {
                 let how = inspect::How {
                     app: *app,
+                    connect: connect.clone(),
                     json: *json,
                     wait_for: wait_for.clone(),
                     steps: steps.clone(),

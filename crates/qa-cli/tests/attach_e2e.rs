@@ -197,3 +197,28 @@ fn a_plain_endpoint_off_loopback_is_refused_before_anything_runs() {
     assert!(out.contains("allowInsecure"), "{out}");
     let _ = ws;
 }
+
+/// `ui-qa inspect URL --connect ENDPOINT` reads the page in a browser ui-qa
+/// did not start and leaves that browser's tabs as they were.
+#[test]
+fn inspect_reads_a_page_in_a_running_browser() {
+    let user = UserChromium::start();
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    let before = user.tabs();
+    let o = Command::new(common::bin())
+        .args(["inspect", "--json", "--connect", &user.endpoint()])
+        .arg(format!("{}/form.html", site.base))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v.to_string().contains("\"Send\""), "{v:#}");
+    assert!(alive(user.child.id() as u64));
+    assert_eq!(user.tabs(), before);
+}

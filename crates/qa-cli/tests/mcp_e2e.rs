@@ -765,3 +765,49 @@ async fn observe_redacts_a_split_secret_and_one_cut_by_the_clip() {
     s.ok("abort", json!({ "session": id })).await;
     assert!(s.close().await.success());
 }
+
+/// An agent attaches to a browser ui-qa did not start only where the
+/// server's `--allow-connect` names its endpoint: refused without it (the
+/// browser is never contacted), and with it the session drives a page in a
+/// context of its own and leaves the browser's tabs as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attaching_to_a_running_browser_needs_allow_connect() {
+    let user = common::browsers::UserChromium::start();
+    let site = common::serve_dir(&root().join("tests/fixtures/web"));
+    let before = user.tabs();
+    let url = format!("{}/form.html", site.base);
+    let ws = tempfile::tempdir().unwrap();
+    let s = Server::start(ws.path(), &["--allow-origin", &site.base]).await;
+    let (err, v, _) = s
+        .call("start", json!({ "url": url, "connect": user.endpoint() }))
+        .await;
+    assert!(err, "{v:#}");
+    assert_eq!(code(&v), "mcp.not_allowed", "{v:#}");
+    assert!(v.to_string().contains("--allow-connect"), "{v:#}");
+    s.close().await;
+    let s = Server::start(
+        ws.path(),
+        &[
+            "--allow-origin",
+            &site.base,
+            "--allow-connect",
+            &user.endpoint(),
+        ],
+    )
+    .await;
+    let started = s
+        .ok("start", json!({ "url": url, "connect": user.endpoint() }))
+        .await;
+    let id = started["session"].as_str().unwrap().to_string();
+    let seen = s.ok("observe", json!({ "session": id })).await["observation"].clone();
+    reference(&seen, "button", "Send");
+    let done = s.ok("finish", json!({ "session": id })).await;
+    assert_eq!(done["status"], "PASSED", "{done:#}");
+    s.close().await;
+    assert!(alive(user.child.id() as u64));
+    assert_eq!(
+        user.tabs(),
+        before,
+        "the session left the browser's tabs changed"
+    );
+}

@@ -181,6 +181,23 @@ impl Policy {
         Self::check_program(argv, &self.apps, "application", "--allow-app")
     }
 
+    /// Whether flows may attach to the browser at `connect`
+    /// (`--allow-connect`).
+    pub fn check_connect(&self, connect: &str) -> Result<(), String> {
+        match qa_core::flow::endpoint_key(connect) {
+            Some(k) if self.connect.contains(&k) => Ok(()),
+            _ => Err(if self.connect.is_empty() {
+                "this server attaches to no browser it did not start: start it with --allow-connect ENDPOINT".to_string()
+            } else {
+                format!(
+                    "{} is not an endpoint this server may attach to; allowed: {}",
+                    qa_core::flow::endpoint_key(connect).unwrap_or_else(|| "that".into()),
+                    self.connect.join(", ")
+                )
+            }),
+        }
+    }
+
     /// The `target` of a session opening `url`: the page may reach every
     /// allowed origin and no other.
     pub fn browser_target(&self, url: &str) -> Result<serde_json::Value, String> {

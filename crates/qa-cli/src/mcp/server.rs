@@ -67,6 +67,8 @@ pub struct StartArgs {
     pub app: Option<Vec<String>>,
     /// Desktop: run the application in an owned virtual display and session bus.
     pub virtual_display: Option<bool>,
+    /// With url: open the page in a running Chromium ui-qa did not start, through its DevTools endpoint (`http://127.0.0.1:9222`; must be one of the server's --allow-connect), in a browser context of its own.
+    pub connect: Option<String>,
 }
 
 /// A session id.
@@ -335,7 +337,13 @@ impl UiQa {
     )]
     async fn start(&self, Parameters(a): Parameters<StartArgs>) -> Reply {
         let target = match (&a.url, &a.command, &a.app) {
-            (Some(u), None, None) => self.policy.browser_target(u),
+            (Some(u), None, None) => self.policy.browser_target(u).and_then(|mut t| {
+                if let Some(c) = &a.connect {
+                    self.policy.check_connect(c)?;
+                    t["browser"] = json!({ "connect": c });
+                }
+                Ok(t)
+            }),
             (None, Some(c), None) => self
                 .policy
                 .check_command(c)
@@ -349,6 +357,9 @@ impl UiQa {
             }),
             _ => return invalid("give exactly one of url, command, app"),
         };
+        if a.connect.is_some() && a.url.is_none() {
+            return invalid("connect goes with url: the page to open in that browser");
+        }
         let target = match target {
             Ok(t) => t,
             Err(e) => return Ok(reply::refusal(McpCode::NotAllowed, e, vec![])),
