@@ -194,6 +194,81 @@ mod tests {
         assert_eq!(shown("not a url ?token=x"), "the endpoint");
     }
 
+    /// A one-connection server that answers `answer` to whatever it is
+    /// asked (and keeps the connection open, as Chromium does).
+    fn serve_once(answer: Vec<u8>) -> u16 {
+        use std::io::{Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = l.accept() {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(&answer);
+                std::thread::sleep(std::time::Duration::from_secs(30));
+            }
+        });
+        port
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// An endpoint that names a WebSocket on another host is used at the
+    /// host and port the flow named, never the one it names; the flow's
+    /// query (a token) goes along when the answer has none.
+    #[test]
+    fn the_websocket_is_opened_where_the_flow_said() {
+        let body = br#"{"webSocketDebuggerUrl":"ws://evil.example:1/devtools/browser/abc"}"#;
+        let mut answer = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        answer.extend_from_slice(body);
+        let port = serve_once(answer);
+        let connect = format!("http://127.0.0.1:{port}/?token=t0k");
+        let ws = rt()
+            .block_on(websocket_url(&connect, Deadline::after_ms(20_000)))
+            .unwrap();
+        assert_eq!(
+            ws,
+            format!("ws://127.0.0.1:{port}/devtools/browser/abc?token=t0k")
+        );
+    }
+
+    /// An endless or oversized answer, and one that never comes, end in a
+    /// BLOCKED error within their bounds.
+    #[test]
+    fn a_hostile_endpoint_cannot_hold_the_run() {
+        let mut huge = b"HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n".to_vec();
+        huge.extend(std::iter::repeat_n(b'x', 200 << 10));
+        let port = serve_once(huge);
+        let e = rt()
+            .block_on(websocket_url(
+                &format!("http://127.0.0.1:{port}"),
+                Deadline::after_ms(20_000),
+            ))
+            .unwrap_err();
+        assert!(e.message.contains("64 KiB"), "{}", e.message);
+        assert!(e.is_blocked());
+        // Accepts, never answers: the flow's deadline ends it.
+        let port = serve_once(Vec::new());
+        let t = std::time::Instant::now();
+        let e = rt()
+            .block_on(websocket_url(
+                &format!("http://127.0.0.1:{port}"),
+                Deadline::after_ms(1_000),
+            ))
+            .unwrap_err();
+        assert!(e.message.contains("no answer"), "{}", e.message);
+        assert!(t.elapsed() < std::time::Duration::from_secs(25));
+    }
+
     #[test]
     fn chunked_bodies_are_joined() {
         assert_eq!(unchunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
