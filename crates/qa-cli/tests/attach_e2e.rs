@@ -222,3 +222,54 @@ fn inspect_reads_a_page_in_a_running_browser() {
     assert!(alive(user.child.id() as u64));
     assert_eq!(user.tabs(), before);
 }
+
+/// `"page": "existing"`: the run drives the tab the browser already shows
+/// (named by text of its URL) where it is, and leaves it open; a name that
+/// matches no page fails with `web.connect.no_page` and lists none of the
+/// user's pages.
+#[test]
+fn an_existing_page_is_driven_where_it_is_and_left_open() {
+    let user = UserChromium::start();
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    user.http("PUT", &format!("/json/new?{}/form.html", site.base));
+    let before = user.tabs();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let flow = json!({
+        "target": {
+            "browser": { "connect": user.endpoint(), "page": "existing", "pageUrl": "/form.html" }
+        },
+        "steps": [
+            { "action": "fill", "locator": { "label": "Name" }, "value": "Grace" },
+            { "action": "click", "locator": { "role": "button", "name": "Send" } },
+            { "action": "assertText", "locator": { "testId": "result" }, "includes": "Hello Grace" }
+        ]
+    });
+    let f = write(dir.path(), "existing.json", &flow.to_string());
+    let (code, r) = run_json(&f, ws.path(), &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    assert!(alive(user.child.id() as u64));
+    assert_eq!(
+        user.tabs(),
+        before,
+        "the existing page was closed or another tab changed"
+    );
+
+    let missing = json!({
+        "target": {
+            "browser": { "connect": user.endpoint(), "page": "existing", "pageUrl": "/nowhere.html" }
+        },
+        "steps": [ { "action": "assertURL", "includes": "x" } ]
+    });
+    let f = write(dir.path(), "missing.json", &missing.to_string());
+    let (_, r) = run_json(&f, ws.path(), &[], |_| {});
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    assert_eq!(r["reasonCode"], "web.connect.no_page", "{r:#}");
+    assert!(
+        !r["reason"].as_str().unwrap().contains("about:blank"),
+        "{r:#}"
+    );
+    assert_eq!(user.tabs(), before);
+}

@@ -619,3 +619,82 @@ fn one_step_parses_as_in_a_flow() {
     .unwrap_err();
     assert_eq!(e.pointer, "/steps/0/text", "{e:?}");
 }
+
+/// `target.browser`: an endpoint with a host over http, ws or wss; plain
+/// off loopback only with allowInsecure; a new page needs target.url; an
+/// existing page needs pageUrl, and pageUrl only goes with it.
+#[test]
+fn browser_connect_is_checked_before_anything_runs() {
+    let flow = |browser: &str, url: &str| {
+        format!(
+            r#"{{ "target": {{ {url} "browser": {browser} }}, "steps": [ {{ "action": "assertURL", "includes": "x" }} ] }}"#
+        )
+    };
+    let ok = parse(&flow(
+        r#"{ "connect": "http://127.0.0.1:9222" }"#,
+        r#""url": "http://127.0.0.1:8080/","#,
+    ))
+    .unwrap();
+    assert_eq!(ok.kind(), TargetKind::Browser);
+    parse(&flow(
+        r#"{ "connect": "ws://localhost:3000?token=x" }"#,
+        r#""url": "http://127.0.0.1:8080/","#,
+    ))
+    .unwrap();
+    parse(&flow(
+        r#"{ "connect": "ws://10.0.0.5:9222/devtools/browser/x", "allowInsecure": true }"#,
+        r#""url": "http://10.0.0.6/","#,
+    ))
+    .unwrap();
+    parse(&flow(
+        r#"{ "connect": "http://127.0.0.1:9335", "page": "existing", "pageUrl": "form" }"#,
+        "",
+    ))
+    .unwrap();
+    for (browser, url, pointer, code) in [
+        (
+            r#"{ "connect": "ws://10.0.0.5:9222/x" }"#,
+            r#""url": "http://10.0.0.6/","#,
+            "/target/browser/connect",
+            "flow.out_of_range",
+        ),
+        (
+            r#"{ "connect": "file:///tmp/x" }"#,
+            r#""url": "http://10.0.0.6/","#,
+            "/target/browser/connect",
+            "flow.invalid_url",
+        ),
+        (
+            r#"{ "connect": "http://u:p@127.0.0.1:1" }"#,
+            r#""url": "http://10.0.0.6/","#,
+            "/target/browser/connect",
+            "flow.invalid_url",
+        ),
+        (
+            r#"{ "connect": "http://127.0.0.1:9222" }"#,
+            "",
+            "/target/url",
+            "flow.missing_field",
+        ),
+        (
+            r#"{ "connect": "http://127.0.0.1:9222", "page": "existing" }"#,
+            "",
+            "/target/browser/pageUrl",
+            "flow.missing_field",
+        ),
+        (
+            r#"{ "connect": "http://127.0.0.1:9222", "pageUrl": "x" }"#,
+            r#""url": "http://10.0.0.6/","#,
+            "/target/browser/pageUrl",
+            "flow.unknown_field",
+        ),
+    ] {
+        let e = err(&flow(browser, url));
+        assert_eq!(
+            (e.pointer.as_str(), e.code),
+            (pointer, code),
+            "{browser}: {}",
+            e.message
+        );
+    }
+}

@@ -13,8 +13,8 @@
 //! says so.
 
 use crate::cdp::commands::{
-    CreateBrowserContext, CreateTarget, DisposeBrowserContext, SetDiscoverTargets,
-    SetDownloadBehavior,
+    AttachToTarget, CloseTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
+    GetTargets, SetDiscoverTargets, SetDownloadBehavior,
 };
 use crate::cdp::{Cdp, CdpEvent};
 use crate::codes::WebCode;
@@ -33,8 +33,10 @@ pub(crate) struct Attached {
     pub cdp: Arc<Cdp>,
     /// Its events.
     pub events: mpsc::UnboundedReceiver<CdpEvent>,
-    /// The run's own browser context.
-    pub context: String,
+    /// The run's own browser context (`None`: it drives an existing page).
+    pub context: Option<String>,
+    /// The existing page it drives: its target id and URL.
+    pub existing: Option<(String, String)>,
     /// The network layer of containment (a browser on this machine).
     pub proxy: Option<Proxy>,
     /// Whether the browser runs on this machine (it can reach loopback).
@@ -88,6 +90,30 @@ pub(crate) async fn connect(
             endpoint::shown(&b.connect)
         ),
     )];
+    if b.existing() {
+        let page = find_existing(&c.cdp, b, deadline).await?;
+        notes[0] = Note::new(
+            NoteKind::Environment,
+            format!(
+                "the run drives a page the browser at {} already shows, in the browser's own context (\"page\": \"existing\"); it is left open, and the browser and its other tabs as they were",
+                endpoint::shown(&b.connect)
+            ),
+        );
+        notes.push(Note::new(
+            NoteKind::Environment,
+            "containment: the browser's own context has no proxy of the run's; the page's requests are stopped by interception inside the browser only",
+        ));
+        guard.disarm();
+        return Ok(Attached {
+            cdp: c.cdp,
+            events: c.events,
+            context: None,
+            existing: Some(page),
+            proxy: None,
+            local,
+            notes,
+        });
+    }
     let proxy = if local {
         let uid = far_end_uid(c.local, c.peer);
         Some(
@@ -121,7 +147,7 @@ pub(crate) async fn connect(
                 ),
             )
             .with_remediation(
-                "attach to a Chromium that allows browser contexts (a desktop Chrome or Chromium started with --remote-debugging-port, or a browser service)",
+                "drive the page it already shows instead: \"browser\": { \"connect\": …, \"page\": \"existing\", \"pageUrl\": \"text of its URL\" } (an app's only context), or attach to a Chromium that allows browser contexts",
             )
         })?;
     if made.browser_context_id.is_empty() {
@@ -134,22 +160,78 @@ pub(crate) async fn connect(
     Ok(Attached {
         cdp: c.cdp,
         events: c.events,
-        context: made.browser_context_id,
+        context: Some(made.browser_context_id),
+        existing: None,
         proxy,
         local,
         notes,
     })
 }
 
+/// The one page whose URL includes `pageUrl`: its target id and URL. Never
+/// lists the other pages (they are the user's): it says how many matched.
+async fn find_existing(
+    cdp: &Arc<Cdp>,
+    b: &BrowserConnection,
+    deadline: Deadline,
+) -> Result<(String, String), DriverError> {
+    let want = b.page_url.as_deref().unwrap_or_default();
+    let bound = deadline.remaining().min(Duration::from_secs(10));
+    let all = cdp
+        .call_typed_with_timeout(None, &GetTargets {}, bound)
+        .await
+        .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
+    let pages: Vec<_> = all
+        .target_infos
+        .into_iter()
+        .filter(|t| t.kind == "page" && t.url.contains(want))
+        .collect();
+    match pages.as_slice() {
+        [one] => Ok((one.target_id.clone(), one.url.clone())),
+        [] => Err(DriverError::new(
+            WebCode::ConnectNoPage,
+            format!("the browser at {} shows no page whose URL includes {want:?}", endpoint::shown(&b.connect)),
+        )
+        .with_remediation("open the page first, or name it with pageUrl: text its URL includes")),
+        many => Err(DriverError::new(
+            WebCode::ConnectNoPage,
+            format!(
+                "{} pages of the browser at {} have a URL that includes {want:?}; pageUrl must name one",
+                many.len(),
+                endpoint::shown(&b.connect)
+            ),
+        )
+        .with_remediation("give pageUrl more of the page's URL")),
+    }
+}
+
 /// Starts the run's pages: downloads denied in its context, discovery of
 /// its targets (each of the context's pages is attached and contained as
 /// it appears), then the main page, blank.
 pub(crate) async fn start(sh: &Arc<Shared>, deadline: Deadline) -> Result<(), DriverError> {
+    let bound = deadline.remaining().min(Duration::from_secs(10));
+    let failed = |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
+    if let Some(page) = sh.existing.get().cloned() {
+        // The page itself, then (discovery) the windows it opens.
+        sh.st().attaching.insert(page.clone());
+        let discover = SetDiscoverTargets { discover: true };
+        let attach = AttachToTarget {
+            target_id: page,
+            flatten: true,
+        };
+        sh.cdp
+            .call_typed_with_timeout(None, &attach, bound)
+            .await
+            .map_err(failed)?;
+        sh.cdp
+            .call_typed_with_timeout(None, &discover, bound)
+            .await
+            .map_err(failed)?;
+        return Ok(());
+    }
     let Some(context) = sh.context.get().cloned() else {
         return Ok(());
     };
-    let bound = deadline.remaining().min(Duration::from_secs(10));
-    let failed = |e: crate::cdp::CdpError| DriverError::new(WebCode::CdpAttach, e.to_string());
     let deny = SetDownloadBehavior {
         browser_context_id: Some(context.clone()),
         ..SetDownloadBehavior::deny()
@@ -171,12 +253,31 @@ pub(crate) async fn start(sh: &Arc<Shared>, deadline: Deadline) -> Result<(), Dr
     Ok(())
 }
 
-/// Disposes the run's context (every page of it closes) within `bound`.
+/// Ends the run's part of the browser within `bound`: its context is
+/// disposed (every page of it closes); with an existing page, the windows
+/// the run's pages opened are closed and the page itself is left open.
 pub(crate) async fn dispose(sh: &Shared, bound: Duration) {
     if let Some(context) = sh.context.get() {
         let d = DisposeBrowserContext {
             browser_context_id: context.clone(),
         };
         let _ = sh.cdp.call_typed_with_timeout(None, &d, bound).await;
+    } else if let Some(page) = sh.existing.get() {
+        let opened: Vec<String> = {
+            let st = sh.st();
+            st.sessions
+                .iter()
+                .filter(|(t, s)| {
+                    *t != page && st.session_type.get(*s).map(String::as_str) == Some("page")
+                })
+                .map(|(t, _)| t.clone())
+                .collect()
+        };
+        for target_id in opened {
+            let _ = sh
+                .cdp
+                .call_typed_with_timeout(None, &CloseTarget { target_id }, bound)
+                .await;
+        }
     }
 }

@@ -47,6 +47,8 @@ qa_core::error_codes! {
         ConnectUnreachable = "web.connect.unreachable",
         /// The browser at `target.browser.connect` refused a browser context of the run's own.
         ConnectNoContext = "web.connect.no_context",
+        /// No page (or more than one) of the browser at `target.browser.connect` has a URL that includes `pageUrl`.
+        ConnectNoPage = "web.connect.no_page",
         /// The connection to a browser ui-qa did not start was lost mid-run.
         ConnectLost = "web.connect.lost",
         /// After check or uncheck, the element is not in the requested state.

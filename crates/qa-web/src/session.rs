@@ -111,15 +111,40 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let deadline = ctx.flow_deadline;
     let mut static_server = None;
     let mut target_server = None;
-    let base = base_url(
-        flow,
-        t,
-        &ctx,
-        &mut target_server,
-        &mut static_server,
-        deadline,
-    )
-    .await?;
+    // An existing page is found first: without a URL of the flow's, its
+    // own is where the run starts (and what it may reach).
+    let mut existing = match &t.browser {
+        Some(b) if b.existing() => {
+            check_connect_limit(&ctx, b)?;
+            Some(
+                attach::connect(
+                    b,
+                    Allowlist::new(Vec::new()),
+                    BlockedSink::default(),
+                    deadline,
+                )
+                .await?,
+            )
+        }
+        _ => None,
+    };
+    let page_named =
+        t.url.is_some() || t.base_url.is_some() || t.serve.is_some() || t.server.is_some();
+    let base = match existing.as_ref().and_then(|a| a.existing.as_ref()) {
+        Some((_, url)) if !page_named => url::Url::parse(url)
+            .map_err(|e| DriverError::new(WebCode::TargetUrl, format!("the page's URL: {e}")))?,
+        _ => {
+            base_url(
+                flow,
+                t,
+                &ctx,
+                &mut target_server,
+                &mut static_server,
+                deadline,
+            )
+            .await?
+        }
+    };
     let start = steps::resolve_url(&base, None, Some(t.url.as_deref().unwrap_or(base.as_str())))?;
     let mut origins = vec![origin_of(&start), origin_of(&base)];
     origins.extend(t.allowed_origins.iter().cloned());
@@ -149,23 +174,13 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let blocked = BlockedSink::default();
     let browser = match &t.browser {
         Some(b) => {
-            if let Some(limit) = &ctx.options.connect_limit {
-                let key = qa_core::flow::endpoint_key(&b.connect).unwrap_or_default();
-                if !limit.contains(&key) {
-                    return Err(DriverError::new(
-                        WebCode::OriginNotAllowed,
-                        format!(
-                            "the flow attaches to the browser at {}, which this run may not reach; allowed endpoints: {}",
-                            host::endpoint::shown(&b.connect),
-                            if limit.is_empty() { "none".to_string() } else { limit.join(", ") }
-                        ),
-                    )
-                    .with_remediation(format!(
-                        "allow it where the limit is set (ui-qa mcp --allow-connect http://{key})"
-                    )));
+            let a = match existing.take() {
+                Some(a) => a,
+                None => {
+                    check_connect_limit(&ctx, b)?;
+                    attach::connect(b, allow.clone(), blocked.clone(), deadline).await?
                 }
-            }
-            let a = attach::connect(b, allow.clone(), blocked.clone(), deadline).await?;
+            };
             if !a.local && is_loopback_url(&start) {
                 a.cdp.close();
                 return Err(DriverError::new(
@@ -186,7 +201,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
                 proxy: a.proxy,
                 user: None,
                 notes: a.notes,
-                context: Some(a.context),
+                context: a.context,
+                existing: a.existing.map(|(id, _)| id),
                 setup: Ok(()),
             }
         }
@@ -201,6 +217,7 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         user,
         notes: sandbox_notes,
         context,
+        existing: existing_page,
         setup,
     } = browser;
     let sh = Shared::new(cdp.clone(), allow, blocked, user);
@@ -212,6 +229,9 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     }
     if let Some(c) = context {
         let _ = sh.context.set(c);
+    }
+    if let Some(p) = existing_page {
+        let _ = sh.existing.set(p);
     }
     spawn_pump(sh.clone(), rx);
     setup.map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
@@ -267,6 +287,12 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         trace: ctx_trace,
     };
     let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
+    // An existing page stays where it is unless the flow names a page.
+    let stay = session.page.sh.existing.get().is_some() && !page_named;
+    if stay {
+        session.masked_frame(&session.page.clone()).await;
+        return Ok(session);
+    }
     if let Err(e) = session.page.navigate(start.as_str(), nav_deadline).await {
         // The session will not be closed: keep the server's output now.
         let e = session.explain(e);
@@ -289,8 +315,36 @@ struct Browser {
     notes: Vec<Note>,
     /// The run's own context in a browser it did not start.
     context: Option<String>,
+    /// The existing page (target id) it drives instead.
+    existing: Option<String>,
     /// The answer to the setup sent behind the browser's first command.
     setup: Result<(), crate::cdp::CdpError>,
+}
+
+/// Refuses a browser endpoint beyond the run's limit (`ui-qa mcp
+/// --allow-connect`), before it is contacted.
+fn check_connect_limit(
+    ctx: &SessionContext,
+    b: &qa_core::flow::BrowserConnection,
+) -> Result<(), DriverError> {
+    let Some(limit) = &ctx.options.connect_limit else {
+        return Ok(());
+    };
+    let key = qa_core::flow::endpoint_key(&b.connect).unwrap_or_default();
+    if limit.contains(&key) {
+        return Ok(());
+    }
+    Err(DriverError::new(
+        WebCode::OriginNotAllowed,
+        format!(
+            "the flow attaches to the browser at {}, which this run may not reach; allowed endpoints: {}",
+            host::endpoint::shown(&b.connect),
+            if limit.is_empty() { "none".to_string() } else { limit.join(", ") }
+        ),
+    )
+    .with_remediation(format!(
+        "allow it where the limit is set (ui-qa mcp --allow-connect http://{key})"
+    )))
 }
 
 /// Whether `u` names this machine (the run's own servers are there).
@@ -417,6 +471,7 @@ async fn own_browser(
         user,
         notes: sandbox_notes,
         context: None,
+        existing: None,
         setup: launched.setup.map(|_| ()),
     })
 }
@@ -562,7 +617,7 @@ async fn wait_main(sh: &Arc<Shared>, deadline: Deadline) -> Result<String, Drive
     let mut rx = sh.changed.subscribe();
     // A run's own context in a browser it did not start has its page
     // made already (attach::start).
-    let mut created = sh.context.get().is_some();
+    let mut created = sh.attached();
     loop {
         {
             let st = sh.st();
@@ -615,7 +670,7 @@ impl WebSession {
     /// Notes since the last call: the pages' own, then blocked requests.
     /// `e`, or why the run cannot go on when `target.server` has exited.
     fn explain(&mut self, e: DriverError) -> DriverError {
-        if self.page.sh.context.get().is_some() && !self.page.sh.cdp.is_open() {
+        if self.page.sh.attached() && !self.page.sh.cdp.is_open() {
             // A browser the run did not start (or the service in front of
             // it) went away: that, not what the step saw last, is why.
             return DriverError::new(
@@ -832,7 +887,7 @@ impl SurfaceSession for WebSession {
         }
         artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
         let cdp = self.page.sh.cdp.clone();
-        if self.page.sh.context.get().is_some() {
+        if self.page.sh.attached() {
             // Not the run's browser: only its context (and every page of it)
             // goes.
             attach::dispose(

@@ -72,6 +72,9 @@ pub(crate) struct Shared {
     /// once, before any page is made): only that context's pages are
     /// attached, and browser-wide settings are never changed.
     pub context: std::sync::OnceLock<String>,
+    /// The page (target id) the run drives in a browser it did not start,
+    /// with `"page": "existing"` (set once, before it is attached).
+    pub existing: std::sync::OnceLock<String>,
 }
 
 impl Shared {
@@ -98,6 +101,7 @@ impl Shared {
             seed_url: Mutex::new(None),
             browser_user,
             context: std::sync::OnceLock::new(),
+            existing: std::sync::OnceLock::new(),
         })
     }
 
@@ -158,6 +162,11 @@ impl Shared {
     pub fn record_blocked(&self, origin: &str) {
         self.blocked.lock().expect("blocked lock").record(origin);
         self.bump();
+    }
+
+    /// Whether the run drives a browser it did not start.
+    pub fn attached(&self) -> bool {
+        self.context.get().is_some() || self.existing.get().is_some()
     }
 
     /// Locks the state.

@@ -144,6 +144,35 @@ pub struct BrowserConnection {
     /// everything on that network path can read and drive the session.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_insecure: bool,
+    /// Which page the run drives: `new` (default: a page in a browser
+    /// context of the run's own) or `existing` (a page the browser already
+    /// shows, named by `pageUrl`: for a browser or an app that has no
+    /// contexts to give).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageChoice>,
+    /// With `"page": "existing"`: text the page's URL includes; exactly one
+    /// page may match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub page_url: Option<String>,
+}
+
+/// The page a run in a browser it did not start drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PageChoice {
+    /// A new page in a browser context of the run's own.
+    New,
+    /// A page the browser already shows (`pageUrl`), in the browser's own
+    /// context: never closed; the run's settings leave with it.
+    Existing,
+}
+
+impl BrowserConnection {
+    /// Whether the run drives an existing page.
+    pub fn existing(&self) -> bool {
+        self.page == Some(PageChoice::Existing)
+    }
 }
 
 /// A server the runner starts before the browser.

@@ -312,6 +312,23 @@ fn check_connect(b: &BrowserConnection) -> Result<(), FlowError> {
         url::Host::Ipv4(a) => a.is_loopback(),
         url::Host::Ipv6(a) => a.is_loopback(),
     };
+    match (b.existing(), b.page_url.as_deref()) {
+        (true, None | Some("")) => {
+            return Err(FlowError::new(
+                FlowErrorCode::MissingField,
+                "/target/browser/pageUrl",
+                "\"page\": \"existing\" drives a page the browser already shows: name it with pageUrl, text its URL includes",
+            ))
+        }
+        (false, Some(_)) => {
+            return Err(FlowError::new(
+                FlowErrorCode::UnknownField,
+                "/target/browser/pageUrl",
+                "pageUrl names the page of \"page\": \"existing\"; a new page opens at target.url",
+            ))
+        }
+        _ => {}
+    }
     if !tls && !loopback && !b.allow_insecure {
         return Err(FlowError::new(
             FlowErrorCode::OutOfRange,
@@ -445,6 +462,17 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
             }
             if let Some(b) = &raw.browser {
                 check_connect(b)?;
+                let page_named = raw.url.is_some()
+                    || raw.base_url.is_some()
+                    || raw.serve.is_some()
+                    || raw.server.is_some();
+                if !b.existing() && !page_named {
+                    return Err(FlowError::new(
+                        FlowErrorCode::MissingField,
+                        "/target/url",
+                        "the run opens a new page in that browser: give target.url (or drive a page it already shows with \"page\": \"existing\" and pageUrl)",
+                    ));
+                }
             }
             if let Some(p) = &raw.profile {
                 if !valid_profile_id(p) {

@@ -281,6 +281,18 @@ pub(crate) struct GotTargetInfo {
     pub target_info: super::events::TargetInfo,
 }
 
+/// `Target.getTargets`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct GetTargets {}
+command!(GetTargets = "Target.getTargets" -> GotTargets);
+
+/// The answer of `Target.getTargets`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct GotTargets {
+    pub target_infos: Vec<super::events::TargetInfo>,
+}
+
 /// `Target.attachToTarget` (flat session).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

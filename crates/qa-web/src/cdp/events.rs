@@ -102,6 +102,8 @@ pub struct TargetInfo {
     pub browser_context_id: String,
     /// Its URL (for a page: the document's, or the one it is opening).
     pub url: String,
+    /// The target that opened it (a popup's opener).
+    pub opener_id: String,
     /// Whether a client is attached to it.
     pub attached: bool,
 }

@@ -38,11 +38,15 @@ pub(super) fn attached(sh: &Arc<Shared>, ev: &CdpEvent) {
 /// user's and left alone.
 pub(super) fn created(sh: &Arc<Shared>, ev: &CdpEvent) {
     let c: TargetCreated = ev.params();
-    let Some(own) = sh.context.get() else {
-        return;
-    };
     let t = c.target_info;
-    if t.browser_context_id != *own || t.kind != "page" || t.attached {
+    let ours = match (sh.context.get(), sh.existing.get()) {
+        (Some(own), _) => t.browser_context_id == *own,
+        // In the browser's own context: only a window the run's pages
+        // opened.
+        (None, Some(_)) => !t.opener_id.is_empty() && sh.st().sessions.contains_key(&t.opener_id),
+        (None, None) => false,
+    };
+    if !ours || t.kind != "page" || t.attached {
         return;
     }
     if !sh.st().attaching.insert(t.target_id.clone()) {
@@ -134,7 +138,7 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
                     cdp.call_typed(s, &LogEnable {})
                 );
             }
-            if kind == "page" && sh.context.get().is_some() {
+            if kind == "page" && sh.attached() {
                 // As --hide-scrollbars does for an owned browser: pictures
                 // and masks see the same layout.
                 let _ = cdp
@@ -182,7 +186,7 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
     if a.waiting_for_debugger {
         let _ = cdp.call_typed(s, &RunIfWaitingForDebugger {}).await;
     }
-    let attached_late = !a.waiting_for_debugger && sh.context.get().is_some();
+    let attached_late = !a.waiting_for_debugger && sh.attached();
     {
         let mut st = sh.st();
         if !st.sessions.values().any(|v| *v == sid) {
@@ -203,7 +207,8 @@ async fn contain_target(sh: Arc<Shared>, a: AttachedToTarget) {
         }
     }
     sh.bump();
-    if attached_late && kind == "page" {
+    let is_main = sh.st().main_session.as_deref() == Some(sid.as_str());
+    if attached_late && kind == "page" && !is_main {
         // In a browser the run did not start, a popup is attached after it
         // was created (never paused): a document it was already opening
         // went past the interception (the proxy stops it on this

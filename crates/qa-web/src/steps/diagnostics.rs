@@ -98,7 +98,7 @@ async fn trace_into(
     dir: &Path,
     deadline: Deadline,
 ) -> Result<(PathBuf, u64, bool), DriverError> {
-    if page.sh.context.get().is_some() {
+    if page.sh.attached() {
         // Tracing is browser-wide: it would record the user's other tabs.
         return Err(DriverError::new(
             WebCode::TraceFailed,

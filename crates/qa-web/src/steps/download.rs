@@ -61,6 +61,13 @@ pub(super) async fn download(
             .map(|u| (u, qa_core::evidence::HelperAccess::Writes)),
         &format!("download-step{}", step.index + 1),
     )?;
+    if page.sh.existing.get().is_some() {
+        return Err(DriverError::new(
+            WebCode::DownloadFailed,
+            "a download needs a browser context of the run's own: the browser's download settings are the user's, and this run drives a page the browser already shows",
+        )
+        .with_remediation("drive a new page (drop \"page\": \"existing\") to test downloads"));
+    }
     let cdp = page.sh.cdp.clone();
     let tap = page.sh.tap(&[
         Event::BrowserDownloadWillBegin,

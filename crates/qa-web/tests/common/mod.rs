@@ -126,6 +126,8 @@ pub fn parse_flow(text: &str, base_dir: &Path) -> Flow {
         t.browser = Some(qa_core::flow::BrowserConnection {
             connect: endpoint,
             allow_insecure: false,
+            page: None,
+            page_url: None,
         });
     }
     flow
