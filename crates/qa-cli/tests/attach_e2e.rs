@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// A flow attaches to a running Chromium, drives a page with fill, click,
 /// assertText and a screenshot (and a video), passes, and leaves the
@@ -85,17 +84,7 @@ fn a_flow_attaches_to_a_running_chromium_and_leaves_it_as_it_was() {
     );
     // The secret is in no file of the run, in any encoding.
     let run_dir = Path::new(r["evidenceDir"].as_str().unwrap());
-    for file in common::walk(run_dir) {
-        let bytes = std::fs::read(&file).unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes);
-        for enc in common::encodings_of(secret) {
-            assert!(
-                !text.contains(&enc),
-                "{} holds the secret as {enc:?}",
-                file.display()
-            );
-        }
-    }
+    common::assert_no_file_holds(run_dir, secret);
     // The run ended only what it started (its encoder), never the browser.
     assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
     assert!(
@@ -139,7 +128,6 @@ fn flows_side_by_side_in_one_browser_never_share_storage() {
         &flow("B", "order=wait-first&wait=a-marked&set=b-done"),
     );
     // Two ui-qa processes at once, as two CI shards or two agents would.
-    let t = Instant::now();
     let (mut ca, ra) = common::start_json(&[], ws.path(), &a, |_| {});
     let (mut cb, rb) = common::start_json(&[], ws.path(), &b, |_| {});
     let (_, _) = (ca.wait().unwrap(), cb.wait().unwrap());
@@ -148,7 +136,6 @@ fn flows_side_by_side_in_one_browser_never_share_storage() {
         assert_eq!(r["status"], "PASSED", "{r:#}");
         assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
     }
-    assert!(t.elapsed() < Duration::from_secs(600));
     assert!(alive(user.child.id() as u64));
 }
 

@@ -74,17 +74,7 @@ fn a_flow_through_a_browser_service_passes_and_keeps_its_token() {
             "the output holds the token as {enc:?}"
         );
     }
-    for file in common::walk(run_dir) {
-        let bytes = std::fs::read(&file).unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes);
-        for enc in &encodings {
-            assert!(
-                !text.contains(enc.as_str()),
-                "{} holds the token as {enc:?}",
-                file.display()
-            );
-        }
-    }
+    common::assert_no_file_holds(run_dir, TOKEN);
     assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
 }
 

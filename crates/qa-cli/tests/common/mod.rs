@@ -301,6 +301,23 @@ pub fn encodings_of(secret: &str) -> Vec<String> {
     v
 }
 
+/// No file under `dir` holds `secret` in any of its encodings
+/// ([`encodings_of`]).
+pub fn assert_no_file_holds(dir: &Path, secret: &str) {
+    let encodings = encodings_of(secret);
+    for file in walk(dir) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        for enc in &encodings {
+            assert!(
+                !text.contains(enc.as_str()),
+                "{} holds the secret as {enc:?}",
+                file.display()
+            );
+        }
+    }
+}
+
 /// The loopback fixture app (`tests/fixtures/auth-app/app.py`): origin A
 /// (the app) and origin B (another port of the same host). Ends with the
 /// test (its stdin closes).
