@@ -260,3 +260,51 @@ fn an_existing_page_is_driven_where_it_is_and_left_open() {
     );
     assert_eq!(user.tabs(), before);
 }
+
+/// The browser ui-qa did not start is stopped (SIGSTOP, every process of
+/// it) mid-step: the step still fails at its own bound, the cleanup is
+/// bounded and clean, and the result is written; the browser, continued,
+/// is still the user's and still running.
+#[test]
+fn a_stopped_browser_never_holds_the_run() {
+    let user = UserChromium::start();
+    let site = FlagSite::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let flow = json!({
+        "target": {
+            "url": format!("http://127.0.0.1:{}/raise?name=clicked", site.port),
+            "browser": { "connect": user.endpoint() }
+        },
+        "steps": [
+            { "action": "click", "locator": { "role": "button", "name": "Raise" } },
+            { "action": "assertText", "locator": { "testId": "out" }, "includes": "never", "timeoutMs": 8000 }
+        ]
+    });
+    let f = write(dir.path(), "stopped.json", &flow.to_string());
+    let (mut child, reader) = common::start_json(&[], ws.path(), &f, |_| {});
+    assert!(
+        site.wait("clicked", std::time::Duration::from_secs(300)),
+        "the flow never clicked"
+    );
+    let group = -(user.child.id() as i32);
+    // SAFETY: kill(2) on the process group this test started.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(group, libc::SIGSTOP);
+    }
+    let status = child.wait().unwrap();
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(group, libc::SIGCONT);
+    }
+    let out = reader.join().unwrap();
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(status.code(), Some(1), "{r:#}");
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    assert!(alive(user.child.id() as u64));
+    assert!(user
+        .http("GET", "/json/version")
+        .contains("webSocketDebuggerUrl"));
+}
