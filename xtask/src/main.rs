@@ -18,6 +18,7 @@ mod bench;
 mod cross;
 mod imports;
 mod npm;
+mod pip;
 mod repeat;
 mod wine;
 
@@ -30,6 +31,15 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     (
         "nodejs",
         "remote browser service tests (browserless runs on Node.js, installed with npm)",
+    ),
+    (
+        "python3-pip",
+        "tests of apps that embed Chromium (pip downloads the CEF runtime's wheel)",
+    ),
+    ("unzip", "tests of apps that embed Chromium (unpacks the CEF runtime)"),
+    (
+        "python3-pyqt5.qtwebengine",
+        "tests of apps that embed Chromium (a Qt WebEngine app)",
     ),
     ("xvfb", "desktop tests (virtual X display)"),
     ("xauth", "desktop tests (Xvfb helpers)"),
@@ -107,7 +117,7 @@ fn installed(pkg: &str) -> bool {
 }
 
 fn deps() -> bool {
-    install(DEBIAN_PACKAGES, "deps") && npm::install(&root())
+    install(DEBIAN_PACKAGES, "deps") && npm::install(&root()) && pip::install(&root())
 }
 
 /// Installs whichever of `packages` are missing (apt-get, as root); `who`

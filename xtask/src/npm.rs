@@ -17,7 +17,7 @@ const FIXTURES: &[(&str, &str)] = &[(
 
 /// The cache every install goes to: `$XDG_CACHE_HOME/ui-qa-test-deps`, or
 /// `~/.cache/ui-qa-test-deps`.
-fn cache() -> Option<PathBuf> {
+pub fn cache() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -26,7 +26,7 @@ fn cache() -> Option<PathBuf> {
 }
 
 /// FNV-1a (64 bit) of `bytes`, as hex: the lockfile's key in the cache.
-fn key(bytes: &[u8]) -> String {
+pub fn key(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);

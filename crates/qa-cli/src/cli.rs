@@ -152,7 +152,9 @@ pub(crate) struct HostArgs {
     /// Chromium executable to use (default: $CHROME, then chromium on PATH).
     #[arg(long, value_name = "PATH")]
     pub(crate) browser: Option<PathBuf>,
-    /// Run desktop flows inside an owned Xvfb display and private session bus.
+    /// Run desktop flows, native-terminal windows and apps that embed
+    /// Chromium (`target.app`) inside an owned Xvfb display and private
+    /// session bus.
     #[arg(long)]
     pub(crate) virtual_display: bool,
 }

@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 /// Every driver, preferred first within each target kind.
 pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
-    let mut v: Vec<Arc<dyn SurfaceDriver>> =
-        vec![Arc::new(qa_web::WebDriver::new()), Arc::new(tui())];
+    let mut v: Vec<Arc<dyn SurfaceDriver>> = vec![Arc::new(web()), Arc::new(tui())];
     // Desktop: the host's own platform driver first.
     let desktop: Vec<Arc<dyn SurfaceDriver>> = vec![
         Arc::new(qa_linux::LinuxDesktopDriver::new()),
@@ -22,6 +21,16 @@ pub fn all() -> Vec<Arc<dyn SurfaceDriver>> {
     v.append(&mut native);
     v.append(&mut other);
     v
+}
+
+/// The browser driver; where this OS has a window host, with apps that
+/// embed Chromium (`target.app`), whose windows it shows.
+fn web() -> qa_web::WebDriver {
+    let d = qa_web::WebDriver::new();
+    match qa_linux::window_host() {
+        Some(host) => d.with_window_host(host),
+        None => d,
+    }
 }
 
 /// The terminal driver; where this OS has a window host, with the

@@ -698,3 +698,69 @@ fn browser_connect_is_checked_before_anything_runs() {
         );
     }
 }
+
+/// `target.app`: a program and a DevTools channel; it is a browser flow
+/// (the browser steps drive it); never beside `browser.connect`; ui-qa
+/// gives it its DevTools switch, so argv and env may not.
+#[test]
+fn an_app_that_embeds_chromium_is_checked_before_anything_runs() {
+    let flow = |target: &str| {
+        format!(
+            r#"{{ "target": {target}, "steps": [ {{ "action": "fill", "locator": {{ "label": "Name" }}, "value": "x" }} ] }}"#
+        )
+    };
+    let ok = parse(&flow(
+        r#"{ "app": { "launch": { "argv": ["cefsimple", "--url=http://127.0.0.1:8080/"] }, "devtools": "pipe" } }"#,
+    ))
+    .unwrap();
+    assert_eq!(ok.kind(), TargetKind::Browser);
+    parse(&flow(
+        r#"{ "url": "http://127.0.0.1:8080/", "app": { "launch": { "argv": ["python3", "app.py"], "env": { "QT_SCALE_FACTOR": "1" } }, "devtools": "port", "pageUrl": "8080" } }"#,
+    ))
+    .unwrap();
+    for (target, pointer, code) in [
+        (
+            r#"{ "app": { "launch": { "argv": ["cefsimple"] }, "devtools": "usb" } }"#,
+            "/target/app/devtools",
+            "flow.out_of_range",
+        ),
+        (
+            r#"{ "app": { "launch": { "argv": ["cefsimple"] } } }"#,
+            "/target/app",
+            "flow.missing_field",
+        ),
+        (
+            r#"{ "app": { "launch": { "argv": [] }, "devtools": "pipe" } }"#,
+            "/target/app/launch/argv",
+            "flow.out_of_range",
+        ),
+        (
+            r#"{ "app": { "launch": { "argv": ["cefsimple", "--remote-debugging-port=9222"] }, "devtools": "port" } }"#,
+            "/target/app/launch/argv/1",
+            "flow.out_of_range",
+        ),
+        (
+            r#"{ "app": { "launch": { "argv": ["python3"], "env": { "QTWEBENGINE_REMOTE_DEBUGGING": "0.0.0.0:9" } }, "devtools": "port" } }"#,
+            "/target/app/launch/env/QTWEBENGINE_REMOTE_DEBUGGING",
+            "flow.out_of_range",
+        ),
+        (
+            r#"{ "url": "http://127.0.0.1:1/", "browser": { "connect": "http://127.0.0.1:9222" }, "app": { "launch": { "argv": ["x"] }, "devtools": "pipe" } }"#,
+            "/target/app",
+            "flow.target_kind",
+        ),
+        (
+            r#"{ "command": { "argv": ["sh"] }, "app": { "launch": { "argv": ["x"] }, "devtools": "pipe" } }"#,
+            "/target",
+            "flow.target_kind",
+        ),
+    ] {
+        let e = err(&flow(target));
+        assert_eq!(
+            (e.pointer.as_str(), e.code),
+            (pointer, code),
+            "{target}: {}",
+            e.message
+        );
+    }
+}

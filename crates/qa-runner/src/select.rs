@@ -247,7 +247,11 @@ pub async fn select(
 fn target_field(flow: &Flow) -> &'static str {
     match &flow.target {
         qa_core::flow::Target::Browser(b) => {
-            if b.serve.is_some() {
+            if b.app.is_some() {
+                "app"
+            } else if b.browser.is_some() {
+                "browser.connect"
+            } else if b.serve.is_some() {
                 "serve"
             } else if b.server.is_some() {
                 "server"

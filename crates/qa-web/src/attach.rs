@@ -14,7 +14,7 @@
 
 use crate::cdp::commands::{
     AttachToTarget, CloseTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
-    GetTargets, SetDiscoverTargets, SetDownloadBehavior,
+    GetTargets, SetDiscoverTargets, SetDownloadBehavior, SetTimezoneOverride,
 };
 use crate::cdp::{Cdp, CdpEvent};
 use crate::codes::WebCode;
@@ -263,6 +263,20 @@ pub(crate) async fn dispose(sh: &Shared, bound: Duration) {
         };
         let _ = sh.cdp.call_typed_with_timeout(None, &d, bound).await;
     } else if let Some(page) = sh.existing.get() {
+        // Chromium before ~M90 (QtWebEngine 5.15: 87) keeps a page's
+        // timezone override after the session that set it detached, and
+        // no later session can replace or clear it ("Timezone override is
+        // already in effect"): the session that set it clears it.
+        let main = sh.st().main_session.clone();
+        if let Some(session) = main {
+            let clear = SetTimezoneOverride {
+                timezone_id: String::new(),
+            };
+            let _ = sh
+                .cdp
+                .call_typed_with_timeout(Some(&session), &clear, bound)
+                .await;
+        }
         let opened: Vec<String> = {
             let st = sh.st();
             st.sessions

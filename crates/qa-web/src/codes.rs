@@ -21,6 +21,14 @@ qa_core::error_codes! {
         ActionabilityNotStable = "web.actionability.not_stable",
         /// The element is not visible.
         ActionabilityNotVisible = "web.actionability.not_visible",
+        /// The app of `target.app` ended before its DevTools answered, or could not be started.
+        AppExited = "web.app.exited",
+        /// A connection other than the run's reached the DevTools port of the app it launched; the app was ended.
+        AppForeignConnection = "web.app.foreign_connection",
+        /// The app of `target.app` opened no DevTools on the channel the flow named; the run is BLOCKED.
+        AppNoDevtools = "web.app.no_devtools",
+        /// The program of `target.app` is not installed or not executable; the run is BLOCKED.
+        AppNotFound = "web.app.not_found",
         /// The page shows the flow's auth-rejection signal; the run is BLOCKED.
         AuthRejected = "web.auth.rejected",
         /// An auth profile's storage could not be set in the browser, or its login form could not be built.

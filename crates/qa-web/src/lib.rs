@@ -52,7 +52,8 @@
 // Layers, imports flowing one way (each module uses only those above it):
 // codes; cdp (transport, typed commands, events); contain (allowlist,
 // proxy); host (launch, server); state (plain data); shared (state behind
-// a lock, taps); attach (a browser ui-qa did not start); pump (events →
+// a lock, taps); attach (a browser ui-qa did not start); embedded (an
+// app that embeds Chromium, launched by the run); pump (events →
 // state); page (scopes, the dom.js protocol,
 // input); actionability; artifacts; steps; session.
 mod actionability;
@@ -61,6 +62,7 @@ mod attach;
 mod cdp;
 mod codes;
 mod contain;
+mod embedded;
 mod host;
 mod page;
 mod pump;
@@ -76,10 +78,12 @@ pub use codes::WebCode;
 
 use async_trait::async_trait;
 use qa_core::flow::{Action, BrowserAction, LocatorKind, TargetKind};
+use qa_core::window::WindowHost;
 use qa_core::{
     Backend, Capability, DriverError, DriverId, DriverInfo, Flow, Host, Platform, Probe,
     RunOptions, SessionContext, StepSupport, SurfaceDriver, SurfaceSession,
 };
+use std::sync::Arc;
 
 /// The driver's identity: `browser/cdp`.
 const DRIVER_ID: DriverId = DriverId {
@@ -90,6 +94,9 @@ const DRIVER_ID: DriverId = DriverId {
 /// The Chromium-over-CDP driver.
 pub struct WebDriver {
     info: DriverInfo,
+    /// Where an app of `target.app` shows its window (its display, the
+    /// window's pictures and video).
+    windows: Option<Arc<dyn WindowHost>>,
 }
 
 impl Default for WebDriver {
@@ -121,7 +128,16 @@ impl WebDriver {
                     step_targets: true,
                 },
             },
+            windows: None,
         }
+    }
+
+    /// The driver with a window host: `target.app` (an app that embeds
+    /// Chromium) shows its window there, and its pictures and video are
+    /// that window's pixels. Without one, such flows are BLOCKED.
+    pub fn with_window_host(mut self, host: Arc<dyn WindowHost>) -> WebDriver {
+        self.windows = Some(host);
+        self
     }
 }
 
@@ -143,11 +159,17 @@ impl SurfaceDriver for WebDriver {
             missing: Vec::new(),
             presentation: Some("headless".into()),
         };
-        let connect = match &flow.target {
-            qa_core::flow::Target::Browser(t) => t.browser.as_ref(),
-            _ => None,
+        let (connect, app) = match &flow.target {
+            qa_core::flow::Target::Browser(t) => (t.browser.as_ref(), t.app.as_ref()),
+            _ => (None, None),
         };
-        match connect {
+        if let Some(app) = app {
+            probe.presentation = Some("app".into());
+            let (present, missing) = embedded::probe(app, flow, self.windows.as_ref(), options);
+            probe.present.extend(present);
+            probe.missing.extend(missing);
+        }
+        match connect.filter(|_| app.is_none()) {
             // A browser ui-qa did not start: nothing to find here (the
             // endpoint is contacted only when the run opens).
             Some(b) => {
@@ -157,6 +179,7 @@ impl SurfaceDriver for WebDriver {
                     detail: host::endpoint::shown(&b.connect),
                 })
             }
+            None if app.is_some() => {}
             None => match host::launch::find_chromium(options.browser.as_deref()) {
                 Ok(p) => probe.present.push(Capability {
                     id: "chromium".into(),
@@ -181,7 +204,7 @@ impl SurfaceDriver for WebDriver {
         ctx: SessionContext,
     ) -> Result<Box<dyn SurfaceSession>, DriverError> {
         let processes = ctx.processes.clone();
-        match session::open(flow, ctx).await {
+        match session::open(flow, ctx, self.windows.as_ref()).await {
             Ok(s) => Ok(Box::new(s)),
             Err(e) => {
                 // Nothing launched may outlive a failed open.

@@ -11,6 +11,7 @@ use crate::cdp::commands::{
 };
 use crate::codes::WebCode;
 use crate::contain::{origin_of, split_url, Allowlist, BlockedRequests, BlockedSink, Proxy};
+use crate::embedded;
 use crate::host::server::{self, StaticServer, TargetServer};
 use crate::host::{self, launch};
 use crate::page::{self, DomOp, Entered, Page, PageInfo};
@@ -20,7 +21,9 @@ use crate::recorders::Recorders;
 use crate::shared::Shared;
 use crate::steps;
 use async_trait::async_trait;
-use qa_core::flow::{BrowserTarget, ColorScheme, ReducedMotion, StepTargetKind, Target};
+use qa_core::flow::{
+    Action, BrowserAction, BrowserTarget, ColorScheme, ReducedMotion, StepTargetKind, Target,
+};
 use qa_core::{
     Artifact, CloseResult, Deadline, DriverError, Flow, Note, NoteKind, SessionContext, Step,
     StepOutcome, SurfaceSession, SurfaceState, Verdict,
@@ -45,6 +48,10 @@ pub(crate) struct WebSession {
     begun: bool,
     /// The step trace, when the run keeps one.
     trace: Option<record::trace::Trace>,
+    /// The app of `target.app`, launched by the run.
+    app: Option<embedded::AppRun>,
+    /// How long each performed step's result is held in a window video.
+    video_hold: Duration,
 }
 
 /// The emulated environment of the flow (defaults filled in).
@@ -59,6 +66,9 @@ struct Environment {
     /// How long each performed step's result is held in the video
     /// (`videoSettleMs`).
     video_hold_ms: u64,
+    /// The page keeps the size of the app window that shows it (an app of
+    /// `target.app`, and the flow names no viewport).
+    window_sized: bool,
 }
 
 impl Environment {
@@ -69,6 +79,7 @@ impl Environment {
     fn of(flow: &Flow) -> Environment {
         let vp = flow.viewport.unwrap_or_default();
         let env = flow.environment.clone().unwrap_or_default();
+        let app = matches!(&flow.target, Target::Browser(t) if t.app.is_some());
         let scheme = match env.color_scheme {
             Some(ColorScheme::Dark) => "dark",
             _ => "light",
@@ -86,13 +97,36 @@ impl Environment {
             motion,
             settle_ms: env.settle_ms.unwrap_or(100),
             video_hold_ms: env.video_settle_ms.unwrap_or(500),
+            window_sized: app && vp.width.is_none() && vp.height.is_none(),
         }
     }
 }
 
 /// Opens a session: servers, Chromium, connection, containment, emulation,
 /// first navigation.
-pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession, DriverError> {
+pub(crate) async fn open(
+    flow: &Flow,
+    ctx: SessionContext,
+    windows: Option<&Arc<dyn qa_core::window::WindowHost>>,
+) -> Result<WebSession, DriverError> {
+    let mut guard = None;
+    match open_inner(flow, ctx, windows, &mut guard).await {
+        Ok(s) => Ok(s),
+        // An app whose port another client reached: that is why.
+        Err(e) => match guard.and_then(|g: crate::contain::Tripped| g.what()) {
+            Some(what) => Err(embedded::because(embedded::foreign(what), e)),
+            None => Err(e),
+        },
+    }
+}
+
+/// [`open`]; `guard` is set to the app's port watch once it runs.
+async fn open_inner(
+    flow: &Flow,
+    ctx: SessionContext,
+    windows: Option<&Arc<dyn qa_core::window::WindowHost>>,
+    guard: &mut Option<crate::contain::Tripped>,
+) -> Result<WebSession, DriverError> {
     let Target::Browser(t) = &flow.target else {
         return Err(DriverError::new(
             WebCode::TargetKind,
@@ -101,20 +135,27 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     };
     // Found before anything starts: a host without Chromium is BLOCKED
     // before the target's server runs.
-    let exe = match &t.browser {
-        None => Some(
+    let exe = match (&t.browser, &t.app) {
+        (None, None) => Some(
             launch::find_chromium(ctx.options.browser.as_deref())
                 .map_err(|m| DriverError::blocked(WebCode::ChromiumMissing, m))?,
         ),
-        Some(_) => None,
+        _ => None,
     };
     let deadline = ctx.flow_deadline;
     let mut static_server = None;
     let mut target_server = None;
     // An existing page is found first: without a URL of the flow's, its
     // own is where the run starts (and what it may reach).
-    let mut existing = match &t.browser {
-        Some(b) if b.existing() => {
+    let mut app_run = None;
+    let mut existing = match (&t.browser, &t.app) {
+        (None, Some(app)) => {
+            let (a, run) = embedded::open(app, flow, &ctx, windows, deadline).await?;
+            *guard = run.guard.as_ref().map(crate::contain::PortGuard::watch);
+            app_run = Some(run);
+            Some(a)
+        }
+        (Some(b), _) if b.existing() => {
             check_connect_limit(&ctx, b)?;
             Some(
                 attach::connect(
@@ -161,7 +202,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     let env = Environment::of(flow);
     // Each page's recording starts when the page attaches; its encoder in the
     // page's first quiet window (see `Recorders::new`).
-    let recorders = ctx.recording.video.records().then(|| {
+    // An app's video is its window's (`embedded`).
+    let recorders = (ctx.recording.video.records() && t.app.is_none()).then(|| {
         Arc::new(Recorders::new(
             ctx.evidence.clone(),
             ctx.processes.clone(),
@@ -172,16 +214,21 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         ))
     });
     let blocked = BlockedSink::default();
-    let browser = match &t.browser {
-        Some(b) => {
-            let a = match existing.take() {
-                Some(a) => a,
-                None => {
-                    check_connect_limit(&ctx, b)?;
-                    attach::connect(b, allow.clone(), blocked.clone(), deadline).await?
-                }
-            };
-            if !a.local && is_loopback_url(&start) {
+    let attached = match (existing.take(), &t.browser) {
+        (Some(a), _) => Some(a),
+        (None, Some(b)) => {
+            check_connect_limit(&ctx, b)?;
+            Some(attach::connect(b, allow.clone(), blocked.clone(), deadline).await?)
+        }
+        (None, None) => None,
+    };
+    let browser = match attached {
+        Some(a) => {
+            let remote = t
+                .browser
+                .as_ref()
+                .filter(|_| !a.local && is_loopback_url(&start));
+            if let Some(b) = remote {
                 a.cdp.close();
                 return Err(DriverError::new(
                     WebCode::ConnectUnreachable,
@@ -247,9 +294,11 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
     sh.note(Note::new(
         NoteKind::Environment,
         format!(
-            "browser environment: viewport {}x{}, locale {}, timezone {}, colorScheme {}, reducedMotion {}, settleMs {}; allowed origins: {}",
-            env.width,
-            env.height,
+            "browser environment: viewport {}, locale {}, timezone {}, colorScheme {}, reducedMotion {}, settleMs {}; allowed origins: {}",
+            match env.window_sized {
+                true => "the app window's own size".to_string(),
+                false => format!("{}x{}", env.width, env.height),
+            },
             env.locale,
             env.timezone,
             env.scheme,
@@ -285,6 +334,8 @@ pub(crate) async fn open(flow: &Flow, ctx: SessionContext) -> Result<WebSession,
         reported_blocked: BlockedRequests::default(),
         begun: false,
         trace: ctx_trace,
+        app: app_run,
+        video_hold: Duration::from_millis(env.video_hold_ms),
     };
     let nav_deadline = Deadline::after_ms(qa_core::flow::DEFAULT_STEP_TIMEOUT_MS).min(deadline);
     // An existing page stays where it is unless the flow names a page.
@@ -502,8 +553,14 @@ async fn emulate(page: &Page, env: &Environment) -> Result<(), DriverError> {
             },
         ],
     };
+    let sized = async {
+        match env.window_sized {
+            true => Ok(()),
+            false => page.send(&metrics).await.map(|_| ()),
+        }
+    };
     let (a, b, c, d) = tokio::join!(
-        page.send(&metrics),
+        sized,
         page.send(&locale),
         page.send(&timezone),
         page.send(&media),
@@ -670,6 +727,12 @@ impl WebSession {
     /// Notes since the last call: the pages' own, then blocked requests.
     /// `e`, or why the run cannot go on when `target.server` has exited.
     fn explain(&mut self, e: DriverError) -> DriverError {
+        if let Some(app) = &self.app {
+            return match app.explain(self.page.sh.cdp.is_open()) {
+                Some(why) => embedded::because(why, e),
+                None => e,
+            };
+        }
         if self.page.sh.attached() && !self.page.sh.cdp.is_open() {
             // A browser the run did not start (or the service in front of
             // it) went away: that, not what the step saw last, is why.
@@ -712,11 +775,14 @@ impl WebSession {
     }
 
     /// The first step starts: so does the video's timeline.
-    fn begin(&mut self) {
+    async fn begin(&mut self, deadline: Deadline) {
         if !self.begun {
             self.begun = true;
             if let Some(rec) = self.page.sh.video.get() {
                 rec.begin(std::time::Instant::now());
+            }
+            if let Some(app) = self.app.as_mut() {
+                app.video_ready(deadline).await;
             }
         }
     }
@@ -779,7 +845,7 @@ impl SurfaceSession for WebSession {
         step: &Step,
         deadline: Deadline,
     ) -> Result<StepOutcome, DriverError> {
-        self.begin();
+        self.begin(deadline).await;
         let r = match page::enter(&self.page, step, true, deadline).await {
             Ok(Entered::Ready(page)) => {
                 if let Some(t) = self.trace.as_mut() {
@@ -791,6 +857,15 @@ impl SurfaceSession for WebSession {
                 // in the video while the run goes on.
                 if let Some(rec) = self.page.sh.video.get() {
                     rec.hold(&page.session, std::time::Instant::now());
+                }
+                if let Some(app) = &self.app {
+                    app.video_hold(self.video_hold, deadline).await;
+                    let shot =
+                        matches!(&step.action, Action::Browser(BrowserAction::Screenshot(_)));
+                    if shot && r.is_ok() {
+                        let base = step.evidence_name();
+                        app.window_picture(&self.ctx, &base, step.index + 1).await;
+                    }
                 }
                 if let Some(t) = self.trace.as_mut() {
                     let err = r.as_ref().err().map(|e| e.to_string());
@@ -819,7 +894,7 @@ impl SurfaceSession for WebSession {
     }
 
     async fn verify(&mut self, step: &Step, deadline: Deadline) -> Result<Verdict, DriverError> {
-        self.begin();
+        self.begin(deadline).await;
         let r = match page::enter(&self.page, step, false, deadline).await? {
             Entered::Ready(page) => {
                 if let Some(t) = self.trace.as_mut() {
@@ -865,6 +940,10 @@ impl SurfaceSession for WebSession {
         )
         .await;
         out.extend(ax.ok().flatten());
+        if let Some(app) = &self.app {
+            let base = named.name.clone().unwrap_or_default();
+            out.extend(app.window_picture(&self.ctx, &base, step.index + 1).await);
+        }
         out
     }
 
@@ -886,6 +965,14 @@ impl SurfaceSession for WebSession {
             t.finish(&self.page, &self.ctx.evidence);
         }
         artifacts::write_logs(&self.page.sh, &self.ctx.evidence);
+        if let Some(app) = self.app.as_mut() {
+            // The window's video ends before the app does.
+            let v = Deadline::after(deadline.remaining().saturating_sub(Duration::from_secs(3)));
+            result.notes.extend(app.finish(v).await);
+            if let Some(what) = app.guard.take().and_then(|g| g.tripped()) {
+                result.notes.push(Note::new(NoteKind::Environment, what));
+            }
+        }
         let cdp = self.page.sh.cdp.clone();
         if self.page.sh.attached() {
             // Not the run's browser: only its context (and every page of it)
@@ -915,6 +1002,9 @@ impl SurfaceSession for WebSession {
             .await;
         for mut c in self.children.drain(..) {
             let _ = c.try_wait();
+        }
+        if let Some(app) = self.app.as_mut() {
+            let _ = app.child.try_wait();
         }
         self.publish_server_log();
         if let Some(s) = self.server.as_mut() {

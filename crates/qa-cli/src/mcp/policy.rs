@@ -275,6 +275,18 @@ impl Policy {
                 for o in &b.allowed_origins {
                     self.check_url(o)?;
                 }
+                if let Some(app) = &b.app {
+                    // An app that embeds Chromium is a program like any
+                    // other: only one --allow-app names.
+                    let l = &app.launch;
+                    self.check_app(&l.argv)?;
+                    if !l.env.is_empty() {
+                        return Err("target.app.launch.env is not allowed over MCP (an environment can load code); set it in the server's own environment".into());
+                    }
+                    if let Some(d) = &l.cwd {
+                        self.check_dir(dir, d, "target.app.launch.cwd")?;
+                    }
+                }
                 Ok(())
             }
             Target::Terminal(c) => {
@@ -415,5 +427,41 @@ mod tests {
             std::os::unix::fs::symlink("/etc/hostname", d.path().join("out")).unwrap();
             assert!(p.workspace_file("out").unwrap_err().contains("outside"));
         }
+    }
+
+    #[test]
+    fn an_app_that_embeds_chromium_is_a_program_only_allow_app_names() {
+        let d = tempfile::tempdir().unwrap();
+        let p = policy(d.path());
+        let flow = |app: &str| {
+            qa_core::Flow::parse(
+                &format!(
+                    r#"{{ "target": {{ "app": {app} }}, "steps": [{{ "action": "screenshot" }}] }}"#
+                ),
+                d.path(),
+            )
+            .unwrap()
+        };
+        // No --allow-app: a flow cannot launch one through target.app.
+        let e = p
+            .check_flow(&flow(
+                r#"{ "launch": { "argv": ["/bin/sh", "-c", "id"] }, "devtools": "pipe" }"#,
+            ))
+            .unwrap_err();
+        assert!(e.contains("--allow-app"), "{e}");
+        // Allowed program, but an environment: refused (it can load code).
+        let mut allowed = policy(d.path());
+        allowed.apps = vec![Program::parse("--allow-app", "/bin/sh").unwrap()];
+        assert!(allowed
+            .check_flow(&flow(
+                r#"{ "launch": { "argv": ["/bin/sh"] }, "devtools": "port" }"#
+            ))
+            .is_ok());
+        let e = allowed
+            .check_flow(&flow(
+                r#"{ "launch": { "argv": ["/bin/sh"], "env": { "LD_PRELOAD": "/tmp/x.so" } }, "devtools": "port" }"#,
+            ))
+            .unwrap_err();
+        assert!(e.contains("target.app.launch.env"), "{e}");
     }
 }

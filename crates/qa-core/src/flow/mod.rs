@@ -26,8 +26,9 @@ pub use parse::{de_at, jsonc_value, step_lines, ParseLimits, MAX_REPORTED_ERRORS
 pub use steps::*;
 pub use target::{
     endpoint_key, ApplicationTarget, BrowserConnection, BrowserTarget, ColorScheme, CommandTarget,
-    Environment, Home, LaunchSpec, PageChoice, Presentation, RawTarget, ReducedMotion, ServerSpec,
-    Target, TargetKind, TerminalApp, Viewport, WindowSpec, EMULATED_TERM,
+    DevToolsChannel, EmbeddedApp, Environment, Home, LaunchSpec, PageChoice, Presentation,
+    RawTarget, ReducedMotion, ServerSpec, Target, TargetKind, TerminalApp, Viewport, WindowSpec,
+    EMULATED_TERM,
 };
 pub use validate::{check_origin, project_root, valid_profile_id};
 

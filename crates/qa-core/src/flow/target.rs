@@ -79,6 +79,10 @@ pub struct RawTarget {
     /// Browser: a running browser to drive instead of one ui-qa launches.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser: Option<BrowserConnection>,
+    /// Browser: an application that embeds Chromium, launched by the run
+    /// and driven with the browser steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<EmbeddedApp>,
     /// Terminal: the command to run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandTarget>,
@@ -112,6 +116,44 @@ pub struct BrowserTarget {
     /// A running browser to drive (`None`: ui-qa launches its own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser: Option<BrowserConnection>,
+    /// An application that embeds Chromium, launched and owned by the run,
+    /// whose page the browser steps drive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<Box<EmbeddedApp>>,
+}
+
+/// An application that embeds Chromium (`target.app`: CEF, Qt WebEngine,
+/// Electron): the run launches it like any owned program (ended at
+/// cleanup, with everything it started), reaches its DevTools, and drives
+/// the page its window shows with the browser steps.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EmbeddedApp {
+    /// How to start it. ui-qa adds the DevTools switch to `argv` itself
+    /// (`--remote-debugging-pipe`, or `--remote-debugging-port=PORT` and
+    /// `QTWEBENGINE_REMOTE_DEBUGGING`).
+    pub launch: LaunchSpec,
+    /// How ui-qa reaches its DevTools: `pipe` (descriptors 3 and 4 of the
+    /// app: nothing else can reach them; CEF, Chromium, Electron) or `port`
+    /// (a loopback port ui-qa picks and watches; Qt WebEngine, which has no
+    /// pipe).
+    pub devtools: DevToolsChannel,
+    /// Text the URL of the page to drive includes, when the app shows more
+    /// than one (default: its only page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub page_url: Option<String>,
+}
+
+/// How the run reaches an embedded Chromium's DevTools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DevToolsChannel {
+    /// `--remote-debugging-pipe`: the app's descriptors 3 and 4.
+    Pipe,
+    /// A loopback TCP port: any local process could connect, so the run
+    /// watches it and fails closed when another connection appears.
+    Port,
 }
 
 /// The `HOST:PORT` of a DevTools endpoint (`http`, `https`, `ws` or `wss`

@@ -2,8 +2,8 @@
 
 use super::error::{escape_token, FlowError, FlowErrorCode};
 use super::target::{
-    ApplicationTarget, BrowserConnection, BrowserTarget, CommandTarget, RawTarget, Target,
-    TargetKind, Viewport,
+    ApplicationTarget, BrowserConnection, BrowserTarget, CommandTarget, EmbeddedApp, RawTarget,
+    Target, TargetKind, Viewport,
 };
 use std::path::{Path, PathBuf};
 
@@ -339,12 +339,54 @@ fn check_connect(b: &BrowserConnection) -> Result<(), FlowError> {
     Ok(())
 }
 
+/// `target.app`: a program to launch, not beside `browser.connect`.
+fn check_app(app: &EmbeddedApp, connect: bool, base_dir: &Path) -> Result<(), FlowError> {
+    const AT: &str = "/target/app/launch";
+    if connect {
+        return Err(FlowError::new(
+            FlowErrorCode::TargetKind,
+            "/target/app",
+            "use either app (ui-qa launches an app that embeds Chromium) or browser.connect (a browser it did not start), not both",
+        ));
+    }
+    let l = &app.launch;
+    check_process_strings(&l.argv, "argv", &l.env, l.cwd.as_deref(), AT)?;
+    if l.argv.is_empty() || l.argv[0].is_empty() {
+        return Err(FlowError::new(
+            FlowErrorCode::OutOfRange,
+            "/target/app/launch/argv",
+            "argv needs a program as its first element",
+        ));
+    }
+    if let Some(cwd) = &l.cwd {
+        check_project_path(cwd, "/target/app/launch/cwd", base_dir)?;
+    }
+    for (i, a) in l.argv.iter().enumerate() {
+        if a.starts_with("--remote-debugging-") {
+            return Err(FlowError::new(
+                FlowErrorCode::OutOfRange,
+                format!("/target/app/launch/argv/{i}"),
+                format!("{a:?}: ui-qa gives the app its DevTools switch itself (\"devtools\": \"pipe\" or \"port\"); remove it from argv"),
+            ));
+        }
+    }
+    if l.env.contains_key("QTWEBENGINE_REMOTE_DEBUGGING") {
+        return Err(FlowError::new(
+            FlowErrorCode::OutOfRange,
+            "/target/app/launch/env/QTWEBENGINE_REMOTE_DEBUGGING",
+            "ui-qa gives the app its DevTools port itself (\"devtools\": \"port\"); remove it from env",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target, FlowError> {
     let browser = raw.url.is_some()
         || raw.base_url.is_some()
         || raw.serve.is_some()
         || raw.server.is_some()
-        || raw.browser.is_some();
+        || raw.browser.is_some()
+        || raw.app.is_some();
     let terminal = raw.command.is_some();
     let desktop = raw.application.is_some();
     let n = [browser, terminal, desktop].iter().filter(|b| **b).count();
@@ -474,6 +516,9 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                     ));
                 }
             }
+            if let Some(app) = &raw.app {
+                check_app(app, raw.browser.is_some(), base_dir)?;
+            }
             if let Some(p) = &raw.profile {
                 if !valid_profile_id(p) {
                     return Err(FlowError::new(
@@ -491,6 +536,7 @@ pub(crate) fn validate_target(raw: RawTarget, base_dir: &Path) -> Result<Target,
                 server: raw.server,
                 serve: raw.serve,
                 browser: raw.browser,
+                app: raw.app.map(Box::new),
             }))
         }
         TargetKind::Terminal => {

@@ -45,6 +45,16 @@ pub fn unreachable(connect: &str, why: &str) -> DriverError {
 
 /// The WebSocket URL to open for `connect`.
 pub async fn websocket_url(connect: &str, deadline: Deadline) -> Result<String, DriverError> {
+    websocket_url_noting(connect, deadline, &mut Vec::new()).await
+}
+
+/// [`websocket_url`], adding to `ports` the local port of the connection it
+/// made, if it made one (a port ui-qa watches tells its own from others').
+pub async fn websocket_url_noting(
+    connect: &str,
+    deadline: Deadline,
+    ports: &mut Vec<u16>,
+) -> Result<String, DriverError> {
     let given = url::Url::parse(connect).map_err(|e| unreachable(connect, &e.to_string()))?;
     match given.scheme() {
         "ws" | "wss" => return Ok(connect.to_string()),
@@ -59,7 +69,7 @@ pub async fn websocket_url(connect: &str, deadline: Deadline) -> Result<String, 
         }
     }
     let within = deadline.remaining().min(Duration::from_secs(10));
-    let body = tokio::time::timeout(within, get_version(&given))
+    let body = tokio::time::timeout(within, get_version(&given, ports))
         .await
         .map_err(|_| {
             unreachable(
@@ -96,13 +106,16 @@ pub async fn websocket_url(connect: &str, deadline: Deadline) -> Result<String, 
 
 /// `GET /json/version` (HTTP/1.1, one request, the connection closed
 /// after); the body of a 200 answer.
-async fn get_version(given: &url::Url) -> Result<Vec<u8>, String> {
+async fn get_version(given: &url::Url, ports: &mut Vec<u16>) -> Result<Vec<u8>, String> {
     let host = given.host_str().ok_or("no host")?;
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let port = given.port_or_known_default().unwrap_or(80);
     let mut s = TcpStream::connect((bare, port))
         .await
         .map_err(|e| format!("cannot connect: {e}"))?;
+    if let Ok(a) = s.local_addr() {
+        ports.push(a.port());
+    }
     let query = given.query().map(|q| format!("?{q}")).unwrap_or_default();
     let req = format!(
         "GET /json/version{query} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\nConnection: close\r\n\r\n"

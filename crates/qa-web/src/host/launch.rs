@@ -217,7 +217,7 @@ struct Started {
 /// exec; every end is close-on-exec, so no other program ui-qa starts
 /// inherits one.
 #[cfg(unix)]
-struct DevToolsPipes {
+pub(crate) struct DevToolsPipes {
     /// Ours: the write end of the browser's input.
     to_browser: std::fs::File,
     /// Ours: the read end of the browser's output.
@@ -257,7 +257,7 @@ impl DevToolsPipes {
 
     /// Our ends, once the browser is spawned with its own: the browser's
     /// ends close here, or its exit would never end our reads.
-    fn ours(self) -> (std::fs::File, std::fs::File) {
+    pub(crate) fn ours(self) -> (std::fs::File, std::fs::File) {
         (self.to_browser, self.from_browser)
     }
 }
@@ -342,7 +342,9 @@ fn run_as(cmd: &mut tokio::process::Command, profile: &Path, user: Option<Helper
 /// The DevTools pipes, set up to become the browser's fds 3 and 4 when
 /// `cmd` is spawned; the profile is written owner-only (umask 077).
 #[cfg(unix)]
-fn prepare_pipes(cmd: &mut tokio::process::Command) -> Result<DevToolsPipes, DriverError> {
+pub(crate) fn prepare_pipes(
+    cmd: &mut tokio::process::Command,
+) -> Result<DevToolsPipes, DriverError> {
     use std::os::fd::AsRawFd;
     let pipes = DevToolsPipes::new().map_err(|e| {
         DriverError::new(
@@ -462,12 +464,12 @@ where
 }
 
 /// The tail of the browser's stderr that a failed start reports.
-type Tail = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
+pub(crate) type Tail = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
 
 /// Most stderr bytes kept.
 const TAIL_BYTES: usize = 8192;
 
-fn keep_tail(tail: &Tail, bytes: &[u8]) {
+pub(crate) fn keep_tail(tail: &Tail, bytes: &[u8]) {
     let mut t = tail.lock().expect("tail lock");
     t.extend_from_slice(bytes);
     let len = t.len();

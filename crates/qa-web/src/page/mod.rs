@@ -12,7 +12,6 @@ pub(crate) use dom::{
     Filled, Intent, MaskHidden, MaskShown, Metrics, Nothing, OneElement, PageInfo, Placed, Pointed,
     Read, Resolved, Unfit, Unmaskable, DOM_JS,
 };
-pub(crate) use input::{key_definition, key_event};
 pub(crate) use scope::{enter, popup_closed, popup_page, target_gone, to_page, Entered};
 
 use crate::cdp::commands::{

@@ -5,19 +5,16 @@
 use super::expect::{arm, check_expectations, interact};
 use super::scratch_for;
 use crate::actionability::actionable;
-use crate::cdp::commands::{
-    CallFunctionOn, InsertText, KeyEventType, ReleaseObject, SetFileInputFiles,
-};
+use crate::cdp::commands::{CallFunctionOn, InsertText, ReleaseObject, SetFileInputFiles};
 use crate::codes::WebCode;
-use crate::page::{key_definition, key_event, ActKind, Filled, Nothing, Page};
+use crate::page::{ActKind, Filled, Nothing, Page};
 use base64::Engine;
 use qa_core::flow::{Fill, Press, SelectOption, UploadFiles};
-use qa_core::keys::Key;
 use qa_core::{Deadline, DriverError, Evidence, Note, Step, StepOutcome};
 use serde::Deserialize;
 
-/// `fill`: select the content, delete it, insert the value (date, time,
-/// color and range inputs are set directly by the helper).
+/// `fill`: select the content, then insert the value over the selection
+/// (date, time, color and range inputs are set directly by the helper).
 pub(super) async fn fill(
     page: &Page,
     f: &Fill,
@@ -42,21 +39,13 @@ pub(super) async fn fill(
             if direct {
                 return Ok(());
             }
-            let delete = key_definition(Key::Delete);
-            let (down, up) = (
-                key_event(KeyEventType::RawKeyDown, &delete),
-                key_event(KeyEventType::KeyUp, &delete),
-            );
-            // Pipelined, in order (see `Page::click_at`): the selection is
-            // deleted, then the value inserted, without a round trip between.
-            let (a, b, c) = futures_util::join!(page.input(&down), page.input(&up), async {
-                if value.is_empty() {
-                    Ok(())
-                } else {
-                    page.input(&InsertText { text: value }).await
-                }
-            });
-            a.and(b).and(c)
+            // The helper selected the whole content: `Input.insertText`
+            // replaces the selection (an empty value deletes it). No key
+            // event: on QtWebEngine 5.15 (Chromium 87) every
+            // `Input.dispatchKeyEvent` is rejected by the renderer (a mojo
+            // validation error) and is never answered; it also cuts the
+            // page's input channel, so nothing after it is answered either.
+            page.input(&InsertText { text: value }).await
         },
     )
     .await?;
