@@ -27,6 +27,11 @@ use std::process::{Command, ExitCode};
 
 /// Debian packages the test suite needs, with what each is for.
 const DEBIAN_PACKAGES: &[(&str, &str)] = &[
+    (
+        "libssl-dev",
+        "building qa-web (TLS to remote browsers: OpenSSL's headers)",
+    ),
+    ("pkg-config", "building qa-web (finds OpenSSL)"),
     ("chromium", "web driver tests (real Chromium)"),
     (
         "nodejs",

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::browsers::{leak_site, nothing_reached, FlagSite, UserChromium};
+use common::browsers::{leak_site, nothing_reached, FlagSite, TlsFront, UserChromium};
 use common::{alive, run_json, write};
 use serde_json::{json, Value};
 use std::net::TcpListener;
@@ -307,4 +307,54 @@ fn a_stopped_browser_never_holds_the_run() {
     assert!(user
         .http("GET", "/json/version")
         .contains("webSocketDebuggerUrl"));
+}
+
+/// A browser behind TLS (a front with a certificate of the test's own CA,
+/// as a remote service has) is reached over `https://` (its `/json/version`,
+/// then `wss://`) and over `wss://` directly when the platform trusts the
+/// CA (`SSL_CERT_FILE`); without that trust the run is BLOCKED by the TLS
+/// handshake and never falls back to plain text.
+#[test]
+fn a_browser_behind_tls_is_reached_only_with_a_trusted_certificate() {
+    let user = UserChromium::start();
+    let front = TlsFront::start(user.port);
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let version: Value = serde_json::from_str(&user.http("GET", "/json/version")).unwrap();
+    let path = url::Url::parse(version["webSocketDebuggerUrl"].as_str().unwrap())
+        .unwrap()
+        .path()
+        .to_string();
+    let flow = |connect: String| {
+        json!({
+            "target": { "url": format!("{}/form.html", site.base), "browser": { "connect": connect } },
+            "steps": [
+                { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
+                { "action": "click", "locator": { "role": "button", "name": "Send" } },
+                { "action": "assertText", "locator": { "testId": "result" }, "includes": "Hello Ada" }
+            ]
+        })
+        .to_string()
+    };
+    for (name, connect) in [
+        ("https.json", format!("https://localhost:{}", front.port)),
+        ("wss.json", format!("wss://localhost:{}{path}", front.port)),
+    ] {
+        let f = write(dir.path(), name, &flow(connect));
+        let (code, r) = run_json(&f, ws.path(), &[], |c| {
+            c.env("SSL_CERT_FILE", &front.ca);
+        });
+        assert_eq!(code, 0, "{name}: {r:#}");
+        assert_eq!(r["status"], "PASSED", "{name}: {r:#}");
+        assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+        // Without trust in the CA: the handshake fails, nothing else is tried.
+        let (_, r) = run_json(&f, ws.path(), &[], |c| {
+            c.env("SSL_CERT_FILE", "/nonexistent-ui-qa-ca.pem");
+        });
+        assert_eq!(r["status"], "BLOCKED", "{name}: {r:#}");
+        assert_eq!(r["reasonCode"], "web.connect.unreachable", "{r:#}");
+        assert!(r["reason"].as_str().unwrap().contains("TLS"), "{r:#}");
+    }
+    assert!(alive(user.child.id() as u64));
 }

@@ -365,3 +365,115 @@ impl Drop for Browserless {
         self.kill();
     }
 }
+
+/// A TLS front before a DevTools port (`tests/fixtures/tls/proxy.py`), as
+/// a remote browser service has: a certificate for `localhost` and
+/// 127.0.0.1 signed by a CA of the test's own (`ca`, trusted only where a
+/// test points `SSL_CERT_FILE` at it). Stopped when dropped.
+pub struct TlsFront {
+    child: Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// The CA's certificate (PEM).
+    pub ca: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TlsFront {
+    /// Fronts 127.0.0.1:`target`.
+    pub fn start(target: u16) -> TlsFront {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let openssl = |args: &[&str]| {
+            let o = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .expect("openssl runs");
+            assert!(
+                o.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=ui-qa test CA",
+        ]);
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "leaf.key",
+            "-out",
+            "leaf.csr",
+            "-subj",
+            "/CN=localhost",
+        ]);
+        std::fs::write(
+            d.join("ext"),
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "leaf.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ]);
+        let mut child = Command::new("python3")
+            .arg(super::root().join("tests/fixtures/tls/proxy.py"))
+            .arg(d.join("leaf.pem"))
+            .arg(d.join("leaf.key"))
+            .arg(target.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("proxy.py said {line:?}"));
+        TlsFront {
+            child,
+            port,
+            ca: d.join("ca.pem"),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for TlsFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -179,6 +179,16 @@ pub(crate) async fn launch(
                         format!("could not open the app's DevTools WebSocket: {why}"),
                     )
                 })?;
+            // The port must be the app's: a process of another user that
+            // took it first (the app then had none) is never driven.
+            if !crate::contain::same_user(c.local, c.peer) {
+                c.cdp.close();
+                return Err(DriverError::new(
+                    WebCode::AppForeignConnection,
+                    format!("127.0.0.1:{port} is held by a process of another user, not by the app: ui-qa never drives it"),
+                )
+                .with_remediation("use \"devtools\": \"pipe\" where the app supports it; otherwise find the process that listens on the app's port (any local user can take a port first)"));
+            }
             ours.push(c.local.port());
             let (cdp, processes) = (c.cdp.clone(), ctx.processes.clone());
             let guard = PortGuard::start(port, ours, move |_| {

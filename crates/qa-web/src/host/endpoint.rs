@@ -58,13 +58,11 @@ pub async fn websocket_url_noting(
     let given = url::Url::parse(connect).map_err(|e| unreachable(connect, &e.to_string()))?;
     match given.scheme() {
         "ws" | "wss" => return Ok(connect.to_string()),
-        "http" => {}
+        "http" | "https" => {}
         other => {
             return Err(unreachable(
                 connect,
-                &format!(
-                "{other}:// endpoints are not reachable from this build (ws:// and http:// are)"
-            ),
+                &format!("{other}:// is not a DevTools endpoint"),
             ))
         }
     }
@@ -89,13 +87,19 @@ pub async fn websocket_url_noting(
         .ok_or_else(|| unreachable(connect, "/json/version names no webSocketDebuggerUrl"))?;
     let mut ws = url::Url::parse(ws)
         .map_err(|_| unreachable(connect, "/json/version names no usable WebSocket"))?;
-    if ws.scheme() != "ws" {
+    if !matches!(ws.scheme(), "ws" | "wss") {
         return Err(unreachable(
             connect,
-            "/json/version names a WebSocket that is not ws://",
+            "/json/version names no ws:// or wss:// WebSocket",
         ));
     }
-    // The flow's host and port, never another the answer names.
+    // TLS as the flow asked (a browser behind a TLS front names its own
+    // plain WebSocket), at the flow's host and port, never another the
+    // answer names.
+    let _ = ws.set_scheme(match given.scheme() {
+        "https" => "wss",
+        _ => "ws",
+    });
     let _ = ws.set_host(given.host_str());
     let _ = ws.set_port(given.port_or_known_default());
     if ws.query().is_none() {
@@ -110,12 +114,31 @@ async fn get_version(given: &url::Url, ports: &mut Vec<u16>) -> Result<Vec<u8>, 
     let host = given.host_str().ok_or("no host")?;
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let port = given.port_or_known_default().unwrap_or(80);
-    let mut s = TcpStream::connect((bare, port))
+    let tcp = TcpStream::connect((bare, port))
         .await
         .map_err(|e| format!("cannot connect: {e}"))?;
-    if let Ok(a) = s.local_addr() {
+    if let Ok(a) = tcp.local_addr() {
         ports.push(a.port());
     }
+    if given.scheme() != "https" {
+        let mut tcp = tcp;
+        return exchange(&mut tcp, given, host, port).await;
+    }
+    // The platform's trusted roots; the certificate must name the host.
+    let tls = tokio_native_tls::native_tls::TlsConnector::new()
+        .map_err(|e| format!("no TLS here: {e}"))?;
+    let mut s = tokio_native_tls::TlsConnector::from(tls)
+        .connect(bare, tcp)
+        .await
+        .map_err(|e| format!("the TLS handshake failed: {e}"))?;
+    exchange(&mut s, given, host, port).await
+}
+
+/// Asks `/json/version` over `s` and reads the answer's body.
+async fn exchange<S>(s: &mut S, given: &url::Url, host: &str, port: u16) -> Result<Vec<u8>, String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let query = given.query().map(|q| format!("?{q}")).unwrap_or_default();
     let req = format!(
         "GET /json/version{query} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\nConnection: close\r\n\r\n"

@@ -32,7 +32,7 @@ pub struct Connected {
 }
 
 impl Cdp {
-    /// Speaks DevTools over the WebSocket at `url` (`ws://`), connecting and
+    /// Speaks DevTools over the WebSocket at `url` (`ws://` or `wss://`), connecting and
     /// shaking hands within `within`. `Err` says why, without the URL (it
     /// may carry a token).
     pub async fn over_websocket(url: &str, within: Duration) -> Result<Connected, String> {
@@ -140,16 +140,13 @@ impl Cdp {
     }
 }
 
-type Socket = tokio_tungstenite::WebSocketStream<TcpStream>;
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 
 /// Connects and shakes hands; the socket and the connection's two ends.
 async fn connect(url: &str) -> Result<(Socket, SocketAddr, SocketAddr), String> {
     let u = url::Url::parse(url).map_err(|e| format!("not a WebSocket URL: {e}"))?;
-    if u.scheme() != "ws" {
-        return Err(format!(
-            "{}:// endpoints are not reachable from this build (ws:// and http:// are)",
-            u.scheme()
-        ));
+    if !matches!(u.scheme(), "ws" | "wss") {
+        return Err(format!("{}:// is not a WebSocket", u.scheme()));
     }
     let host = u.host_str().ok_or("the endpoint names no host")?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -164,15 +161,21 @@ async fn connect(url: &str) -> Result<(Socket, SocketAddr, SocketAddr), String> 
         .max_message_size(Some(MAX_MESSAGE))
         .max_frame_size(Some(MAX_MESSAGE));
     // The parsed URL: its path is never empty (`ws://h:p?token=…` asks for
-    // `/?token=…`; a request line without a path is refused).
-    let (ws, _) = tokio_tungstenite::client_async_with_config(u.as_str(), tcp, Some(config))
-        .await
-        .map_err(|e| match e {
-            tokio_tungstenite::tungstenite::Error::Http(r) => format!(
-                "the endpoint refused the WebSocket (HTTP {})",
-                r.status().as_u16()
-            ),
-            other => format!("the WebSocket handshake failed: {other}"),
-        })?;
+    // `/?token=…`; a request line without a path is refused). `wss://`: TLS
+    // with the platform's trusted roots, the certificate checked against
+    // the URL's host.
+    let (ws, _) =
+        tokio_tungstenite::client_async_tls_with_config(u.as_str(), tcp, Some(config), None)
+            .await
+            .map_err(|e| match e {
+                tokio_tungstenite::tungstenite::Error::Http(r) => format!(
+                    "the endpoint refused the WebSocket (HTTP {})",
+                    r.status().as_u16()
+                ),
+                tokio_tungstenite::tungstenite::Error::Tls(t) => {
+                    format!("the TLS handshake failed: {t}")
+                }
+                other => format!("the WebSocket handshake failed: {other}"),
+            })?;
     Ok((ws, local, peer))
 }
