@@ -185,6 +185,37 @@ fn a_qt_webengine_app_over_its_port_is_driven_and_nothing_of_it_outlives_the_run
     assert_nothing_outlives(&r);
 }
 
+/// Qt WebEngine 5 drops all of a page's input after one DevTools key
+/// event, so a `press` there fails at once with the reason (never by its
+/// timeout), after `fill` typed without one.
+#[test]
+fn a_key_press_in_qt_webengine_5_is_refused_with_the_reason() {
+    let (python, app) = qt_app();
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    become_subreaper();
+    let argv = vec![python, app, format!("{}/form.html", site.base)];
+    let flow = json!({
+        "target": { "app": { "launch": { "argv": argv }, "devtools": "port" } },
+        "steps": [
+            { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
+            { "action": "press", "key": "Enter" }
+        ]
+    });
+    let f = write(dir.path(), "press.json", &flow.to_string());
+    let (_, r) = run_json(&f, ws.path(), &["--virtual-display"], |_| {});
+    assert_eq!(r["status"], "FAILED", "{r:#}");
+    assert_eq!(r["reasonCode"], "web.input.failed", "{r:#}");
+    assert_eq!(r["timedOut"], false, "{r:#}");
+    assert_eq!(r["steps"][0]["status"], "passed", "{r:#}");
+    assert!(
+        r["reason"].as_str().unwrap().contains("Qt WebEngine 5"),
+        "{r:#}"
+    );
+    assert_nothing_outlives(&r);
+}
+
 /// An app that never answers on the DevTools channel the flow names (Qt
 /// WebEngine has no pipe) leaves the run BLOCKED with a handoff that names
 /// the fix; nothing of it outlives the run.

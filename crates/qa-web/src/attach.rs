@@ -295,3 +295,45 @@ pub(crate) async fn dispose(sh: &Shared, bound: Duration) {
         }
     }
 }
+
+/// Whether a browser's user agent is one whose renderer rejects every
+/// DevTools key event and then answers no input at all: Qt WebEngine 5
+/// (Chromium 87; measured on 5.15.13).
+fn rejects_key_events(user_agent: &str) -> bool {
+    user_agent.contains("QtWebEngine/5.")
+}
+
+/// Asks a browser ui-qa did not start (or an app) what it is, within
+/// `bound`; where DevTools key events would cut its page's input, `press`
+/// is refused from now on, and the result says so.
+pub(crate) async fn check_input(sh: &Shared, bound: Duration) {
+    let Ok(v) = sh
+        .cdp
+        .call_with_timeout(None, "Browser.getVersion", serde_json::json!({}), bound)
+        .await
+    else {
+        return;
+    };
+    let ua = v.get("userAgent").and_then(|u| u.as_str()).unwrap_or("");
+    if rejects_key_events(ua) {
+        let product = v.get("product").and_then(|p| p.as_str()).unwrap_or("");
+        let _ = sh.no_key_events.set(format!("Qt WebEngine 5 ({product})"));
+        sh.note(Note::new(
+            NoteKind::Environment,
+            "the page is in Qt WebEngine 5, whose renderer rejects DevTools key events and then answers no input at all: `press` is refused; `fill` and `click` work",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_qt_webengine_5_rejects_key_events() {
+        let qt5 = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) QtWebEngine/5.15.13 Chrome/87.0.4280.144 Safari/537.36";
+        let qt6 = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) QtWebEngine/6.11.0 Chrome/140.0.0.0 Safari/537.36";
+        let chromium = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
+        assert!(super::rejects_key_events(qt5));
+        assert!(!super::rejects_key_events(qt6));
+        assert!(!super::rejects_key_events(chromium));
+    }
+}

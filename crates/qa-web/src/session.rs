@@ -283,6 +283,9 @@ async fn open_inner(
     spawn_pump(sh.clone(), rx);
     setup.map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
     attach::start(&sh, deadline).await?;
+    if sh.attached() {
+        attach::check_input(&sh, Duration::from_secs(5).min(deadline.remaining())).await;
+    }
     let session = wait_main(&sh, Deadline::after_ms(10_000).min(deadline)).await?;
     let page = Page {
         sh: sh.clone(),

@@ -75,6 +75,9 @@ pub(crate) struct Shared {
     /// The page (target id) the run drives in a browser it did not start,
     /// with `"page": "existing"` (set once, before it is attached).
     pub existing: std::sync::OnceLock<String>,
+    /// Set once when the browser's renderer rejects DevTools key events
+    /// (Qt WebEngine 5): which browser, for the refusal of a key press.
+    pub no_key_events: std::sync::OnceLock<String>,
 }
 
 impl Shared {
@@ -102,6 +105,7 @@ impl Shared {
             browser_user,
             context: std::sync::OnceLock::new(),
             existing: std::sync::OnceLock::new(),
+            no_key_events: std::sync::OnceLock::new(),
         })
     }
 

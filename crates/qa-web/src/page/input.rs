@@ -125,6 +125,13 @@ impl Page {
 
     /// Presses a key chord (keyDown, keyUp) on the focused element.
     pub async fn press(&self, chord: &KeyChord) -> Result<(), DriverError> {
+        if let Some(which) = self.sh.no_key_events.get() {
+            return Err(DriverError::new(
+                WebCode::InputFailed,
+                format!("{which} rejects DevTools key events in its renderer and then answers no input at all, so ui-qa sends none"),
+            )
+            .with_remediation("use fill to type text and click for buttons; a key press needs Qt WebEngine 6 or a Chromium"));
+        }
         let def = key_definition(chord.key);
         let modifiers = (chord.alt as u8)
             | (chord.ctrl as u8) << 1
