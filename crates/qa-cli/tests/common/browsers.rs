@@ -13,6 +13,33 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+/// A command whose program is killed when the test that started it ends,
+/// even by SIGKILL (Linux: `PR_SET_PDEATHSIG`), so a killed test run never
+/// leaves its browser or service behind for the next run to find.
+trait DieWithTest {
+    fn die_with_test(&mut self) -> &mut Self;
+}
+
+impl DieWithTest for Command {
+    fn die_with_test(&mut self) -> &mut Self {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            #[allow(unsafe_code)]
+            // SAFETY: prctl(2) is async-signal-safe and touches no memory.
+            unsafe {
+                self.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        self
+    }
+}
+
 /// A Chromium the test starts (the "user's" browser), ended with its whole
 /// process group when dropped.
 pub struct UserChromium {
@@ -42,6 +69,7 @@ impl UserChromium {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)
+            .die_with_test()
             .spawn()
             .unwrap();
         // Chromium writes the port it took into the profile.
@@ -320,6 +348,7 @@ impl Browserless {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .process_group(0)
+            .die_with_test()
             .spawn()
             .unwrap();
         // Ready when it says it listens (its log is on stderr); the log is
@@ -446,6 +475,7 @@ impl TlsFront {
             "ext",
         ]);
         let mut child = Command::new("python3")
+            .die_with_test()
             .arg(super::root().join("tests/fixtures/tls/proxy.py"))
             .arg(d.join("leaf.pem"))
             .arg(d.join("leaf.key"))
