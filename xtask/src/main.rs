@@ -16,6 +16,7 @@
 
 mod bench;
 mod cross;
+mod fixture_cache;
 mod imports;
 mod npm;
 mod pip;

@@ -7,6 +7,7 @@
 //! owner-writable only (the wheel stores them 0777), and `runtime` in the
 //! fixture directory links there.
 
+use crate::fixture_cache;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,7 +22,7 @@ const FIXTURES: &[(&str, &str, &str)] = &[(
 /// Downloads and unpacks every fixture that is not in the cache yet, and
 /// links it. `false` (with a message) when one cannot be installed.
 pub fn install(root: &Path) -> bool {
-    let Some(cache) = crate::npm::cache() else {
+    let Some(cache) = fixture_cache::cache() else {
         eprintln!("xtask deps: neither XDG_CACHE_HOME nor HOME is set; cannot install the tests' PyPI fixtures");
         return false;
     };
@@ -40,15 +41,8 @@ fn one(root: &Path, cache: &Path, name: &str, folder: &str, why: &str) -> bool {
             return false;
         }
     };
-    let dest = cache.join(format!("{name}-{}", crate::npm::key(&pinned)));
-    let done = dest.join(".installed");
-    if !done.exists() {
-        eprintln!(
-            "xtask deps: installing the PyPI fixture tests/fixtures/{name} ({why}) into {}",
-            dest.display()
-        );
-        let work = cache.join(format!(".{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&work);
+    let what = format!("the PyPI fixture tests/fixtures/{name} ({why})");
+    let dest = fixture_cache::install_once(cache, name, &pinned, &what, |work| {
         let wheels = work.join("wheels");
         let ok = std::fs::create_dir_all(&wheels).is_ok()
             && crate::run(
@@ -60,33 +54,15 @@ fn one(root: &Path, cache: &Path, name: &str, folder: &str, why: &str) -> bool {
                     .arg("-d")
                     .arg(&wheels),
             )
-            && unpack(&wheels, &work, folder);
+            && unpack(&wheels, work, folder);
         let _ = std::fs::remove_dir_all(&wheels);
-        if !ok {
-            let _ = std::fs::remove_dir_all(&work);
-            eprintln!("xtask deps: could not install tests/fixtures/{name}; Debian's python3-pip and unzip are needed (apt-get install -y python3-pip unzip)");
-            return false;
-        }
-        let _ = std::fs::remove_dir_all(&dest);
-        if std::fs::rename(&work, &dest).is_err() || std::fs::write(&done, b"").is_err() {
-            eprintln!(
-                "xtask deps: cannot move the install into {}",
-                dest.display()
-            );
-            return false;
-        }
-    }
-    let link = dir.join("runtime");
-    let target = dest.join(folder);
-    if std::fs::read_link(&link).ok().as_deref() != Some(target.as_path()) {
-        let _ = std::fs::remove_file(&link);
-        #[cfg(unix)]
-        if let Err(e) = std::os::unix::fs::symlink(&target, &link) {
-            eprintln!("xtask deps: cannot link {}: {e}", link.display());
-            return false;
-        }
-    }
-    true
+        ok
+    });
+    let Some(dest) = dest else {
+        eprintln!("xtask deps: could not install tests/fixtures/{name}; Debian's python3-pip and unzip are needed (apt-get install -y python3-pip unzip)");
+        return false;
+    };
+    fixture_cache::link(&dir.join("runtime"), &dest.join(folder))
 }
 
 /// Unpacks `folder` of the one wheel in `wheels` into `into`, then makes

@@ -112,6 +112,23 @@ fn form_flow(argv: Vec<String>, devtools: &str) -> Value {
     })
 }
 
+/// Runs `steps` in the Qt fixture app showing the web fixture's form, its
+/// DevTools over `devtools`, on an owned display; exit code and result.
+fn run_qt(devtools: &str, steps: Value) -> (i32, Value) {
+    let (python, app) = qt_app();
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    become_subreaper();
+    let argv = vec![python, app, format!("{}/form.html", site.base)];
+    let mut flow = form_flow(argv, devtools);
+    if !steps.is_null() {
+        flow["steps"] = steps;
+    }
+    let f = write(dir.path(), "qt.json", &flow.to_string());
+    run_json(&f, ws.path(), &["--virtual-display"], |_| {})
+}
+
 /// The names of a result's screenshots.
 fn shot_names(r: &Value) -> Vec<String> {
     r["artifacts"]["screenshots"]
@@ -170,14 +187,7 @@ fn a_cef_app_over_its_pipe_is_driven_and_nothing_of_it_outlives_the_run() {
 /// over the loopback port ui-qa gives it, and nothing of it outlives the run.
 #[test]
 fn a_qt_webengine_app_over_its_port_is_driven_and_nothing_of_it_outlives_the_run() {
-    let (python, app) = qt_app();
-    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
-    let dir = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    become_subreaper();
-    let argv = vec![python, app, format!("{}/form.html", site.base)];
-    let f = write(dir.path(), "qt.json", &form_flow(argv, "port").to_string());
-    let (code, r) = run_json(&f, ws.path(), &["--virtual-display"], |_| {});
+    let (code, r) = run_qt("port", Value::Null);
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["status"], "PASSED", "{r:#}");
     assert!(shot_names(&r).contains(&"sent.png".to_string()), "{r:#}");
@@ -190,21 +200,13 @@ fn a_qt_webengine_app_over_its_port_is_driven_and_nothing_of_it_outlives_the_run
 /// timeout), after `fill` typed without one.
 #[test]
 fn a_key_press_in_qt_webengine_5_is_refused_with_the_reason() {
-    let (python, app) = qt_app();
-    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
-    let dir = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    become_subreaper();
-    let argv = vec![python, app, format!("{}/form.html", site.base)];
-    let flow = json!({
-        "target": { "app": { "launch": { "argv": argv }, "devtools": "port" } },
-        "steps": [
+    let (_, r) = run_qt(
+        "port",
+        json!([
             { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
             { "action": "press", "key": "Enter" }
-        ]
-    });
-    let f = write(dir.path(), "press.json", &flow.to_string());
-    let (_, r) = run_json(&f, ws.path(), &["--virtual-display"], |_| {});
+        ]),
+    );
     assert_eq!(r["status"], "FAILED", "{r:#}");
     assert_eq!(r["reasonCode"], "web.input.failed", "{r:#}");
     assert_eq!(r["timedOut"], false, "{r:#}");
@@ -221,14 +223,7 @@ fn a_key_press_in_qt_webengine_5_is_refused_with_the_reason() {
 /// the fix; nothing of it outlives the run.
 #[test]
 fn an_app_without_devtools_on_the_channel_is_blocked_with_a_handoff() {
-    let (python, app) = qt_app();
-    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
-    let dir = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    become_subreaper();
-    let argv = vec![python, app, format!("{}/form.html", site.base)];
-    let f = write(dir.path(), "qt.json", &form_flow(argv, "pipe").to_string());
-    let (code, r) = run_json(&f, ws.path(), &["--virtual-display"], |_| {});
+    let (code, r) = run_qt("pipe", Value::Null);
     assert_ne!(code, 0);
     assert_eq!(r["status"], "BLOCKED", "{r:#}");
     assert_eq!(r["reasonCode"], "web.app.no_devtools", "{r:#}");

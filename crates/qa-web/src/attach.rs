@@ -168,6 +168,25 @@ pub(crate) async fn connect(
     })
 }
 
+/// The pages (target id, URL) whose URL includes `want`, asked within
+/// `bound`.
+pub(crate) async fn pages_matching(
+    cdp: &Arc<Cdp>,
+    want: &str,
+    bound: Duration,
+) -> Result<Vec<(String, String)>, DriverError> {
+    let all = cdp
+        .call_typed_with_timeout(None, &GetTargets {}, bound)
+        .await
+        .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
+    Ok(all
+        .target_infos
+        .into_iter()
+        .filter(|t| t.kind == "page" && t.url.contains(want))
+        .map(|t| (t.target_id, t.url))
+        .collect())
+}
+
 /// The one page whose URL includes `pageUrl`: its target id and URL. Never
 /// lists the other pages (they are the user's): it says how many matched.
 async fn find_existing(
@@ -177,18 +196,10 @@ async fn find_existing(
 ) -> Result<(String, String), DriverError> {
     let want = b.page_url.as_deref().unwrap_or_default();
     let bound = deadline.remaining().min(Duration::from_secs(10));
-    let all = cdp
-        .call_typed_with_timeout(None, &GetTargets {}, bound)
-        .await
-        .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
-    let pages: Vec<_> = all
-        .target_infos
-        .into_iter()
-        .filter(|t| t.kind == "page" && t.url.contains(want))
-        .collect();
-    match pages.as_slice() {
-        [one] => Ok((one.target_id.clone(), one.url.clone())),
-        [] => Err(DriverError::new(
+    let mut pages = pages_matching(cdp, want, bound).await?;
+    match pages.len() {
+        1 => Ok(pages.remove(0)),
+        0 => Err(DriverError::new(
             WebCode::ConnectNoPage,
             format!("the browser at {} shows no page whose URL includes {want:?}", endpoint::shown(&b.connect)),
         )
@@ -196,8 +207,7 @@ async fn find_existing(
         many => Err(DriverError::new(
             WebCode::ConnectNoPage,
             format!(
-                "{} pages of the browser at {} have a URL that includes {want:?}; pageUrl must name one",
-                many.len(),
+                "{many} pages of the browser at {} have a URL that includes {want:?}; pageUrl must name one",
                 endpoint::shown(&b.connect)
             ),
         )

@@ -6,7 +6,6 @@
 //! window's pixels.
 
 use crate::attach::Attached;
-use crate::cdp::commands::GetTargets;
 use crate::cdp::Cdp;
 use crate::codes::WebCode;
 use crate::contain::PortGuard;
@@ -176,19 +175,11 @@ async fn wait_page(
     let want = page_url.unwrap_or_default();
     loop {
         let bound = deadline.remaining().max(Duration::from_millis(1));
-        let all = cdp
-            .call_typed_with_timeout(None, &GetTargets {}, bound)
-            .await
-            .map_err(|e| DriverError::new(WebCode::CdpAttach, e.to_string()))?;
-        let pages: Vec<_> = all
-            .target_infos
-            .into_iter()
-            .filter(|t| t.kind == "page" && t.url.contains(want))
-            .collect();
-        match pages.as_slice() {
-            [one] => return Ok((one.target_id.clone(), one.url.clone())),
-            [] if !deadline.expired() => tokio::time::sleep(Duration::from_millis(100)).await,
-            [] => {
+        let mut pages = crate::attach::pages_matching(cdp, want, bound).await?;
+        match pages.len() {
+            1 => return Ok(pages.remove(0)),
+            0 if !deadline.expired() => tokio::time::sleep(Duration::from_millis(100)).await,
+            0 => {
                 return Err(DriverError::new(
                     WebCode::ConnectNoPage,
                     match page_url {
@@ -204,8 +195,7 @@ async fn wait_page(
                 return Err(DriverError::new(
                     WebCode::ConnectNoPage,
                     format!(
-                        "the app shows {} pages{}; pageUrl must name one",
-                        many.len(),
+                        "the app shows {many} pages{}; pageUrl must name one",
                         page_url
                             .map(|u| format!(" whose URL includes {u:?}"))
                             .unwrap_or_default()

@@ -245,24 +245,14 @@ fn spawn(
     exe: &Path,
     tail: &super::launch::Tail,
 ) -> Result<tokio::process::Child, DriverError> {
-    use tokio::io::AsyncReadExt;
     let mut child = ctx.processes.spawn(cmd, "app").map_err(|e| {
         DriverError::new(
             WebCode::AppExited,
             format!("could not start {}: {e}", exe.display()),
         )
     })?;
-    if let Some(mut err) = child.stderr.take() {
-        let tail = tail.clone();
-        tokio::spawn(async move {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                super::launch::keep_tail(&tail, &buf[..n]);
-            }
-        });
+    if let Some(err) = child.stderr.take() {
+        super::launch::collect_stderr(err, tail);
     }
     Ok(child)
 }

@@ -469,13 +469,34 @@ pub(crate) type Tail = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
 /// Most stderr bytes kept.
 const TAIL_BYTES: usize = 8192;
 
-pub(crate) fn keep_tail(tail: &Tail, bytes: &[u8]) {
+fn keep_tail(tail: &Tail, bytes: &[u8]) {
     let mut t = tail.lock().expect("tail lock");
     t.extend_from_slice(bytes);
     let len = t.len();
     if len > TAIL_BYTES {
         t.drain(..len - TAIL_BYTES);
     }
+}
+
+/// Reads `err` (a child's stderr) into `tail` until it ends; fired then.
+#[cfg(unix)]
+pub(crate) fn collect_stderr(
+    mut err: tokio::process::ChildStderr,
+    tail: &Tail,
+) -> tokio::sync::oneshot::Receiver<()> {
+    let (done, fired) = tokio::sync::oneshot::channel();
+    let tail = tail.clone();
+    tokio::spawn(async move {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = err.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            keep_tail(&tail, &buf[..n]);
+        }
+        let _ = done.send(());
+    });
+    fired
 }
 
 /// Why the browser could not be started.
@@ -525,21 +546,7 @@ fn start(
         .map_err(|e| spawn_error(exe, user, e))?;
     let pid = child.id().unwrap_or(0);
     let (to_browser, from_browser) = pipes.ours();
-    let stderr_done = child.stderr.take().map(|mut err| {
-        let (done, fired) = tokio::sync::oneshot::channel();
-        let tail = tail.clone();
-        tokio::spawn(async move {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                keep_tail(&tail, &buf[..n]);
-            }
-            let _ = done.send(());
-        });
-        fired
-    });
+    let stderr_done = child.stderr.take().map(|err| collect_stderr(err, tail));
     Ok(Started {
         child,
         pid,
