@@ -47,6 +47,10 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
         "python3-pyqt5.qtwebengine",
         "tests of apps that embed Chromium (a Qt WebEngine app)",
     ),
+    (
+        "chromium-driver",
+        "remote browser tests (chromedriver as a second browser service)",
+    ),
     ("xvfb", "desktop tests (virtual X display)"),
     ("xauth", "desktop tests (Xvfb helpers)"),
     ("dbus", "desktop tests (private session bus)"),

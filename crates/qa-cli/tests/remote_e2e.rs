@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::browsers::{leak_site, nothing_reached, Browserless, FlagSite};
+use common::browsers::{leak_site, nothing_reached, Browserless, ChromeDriver, FlagSite};
 use common::{run_json, write};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -152,4 +152,34 @@ fn a_wrong_token_is_blocked_without_showing_it() {
     let text = r.to_string();
     assert!(text.contains("401"), "{text}");
     assert!(!text.contains(wrong), "{text}");
+}
+
+/// A second real service: the Chromium a chromedriver session started (as a
+/// Selenium grid gives one) is driven through the DevTools address the
+/// session reports; the run works in a context of its own, so the session
+/// keeps its own page, and chromedriver still controls its browser after.
+#[test]
+fn a_browser_a_chromedriver_session_started_is_driven_through_its_debugger_address() {
+    let driver = ChromeDriver::start();
+    let before = driver.url();
+    let site = common::serve_dir(&common::root().join("tests/fixtures/web"));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let flow = json!({
+        "target": { "url": format!("{}/form.html", site.base), "browser": { "connect": driver.endpoint } },
+        "steps": [
+            { "action": "fill", "locator": { "label": "Name" }, "value": "Ada" },
+            { "action": "click", "locator": { "role": "button", "name": "Send" } },
+            { "action": "assertText", "locator": { "testId": "result" }, "includes": "Hello Ada" },
+            { "action": "screenshot", "name": "driver" }
+        ]
+    });
+    let f = write(dir.path(), "driver.json", &flow.to_string());
+    let (code, r) = run_json(&f, ws.path(), &[], |_| {});
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["status"], "PASSED", "{r:#}");
+    assert_eq!(r["cleanup"]["status"], "clean", "{:#}", r["cleanup"]);
+    // The session's own page is where it was, and chromedriver still
+    // drives its browser.
+    assert_eq!(driver.url(), before);
 }

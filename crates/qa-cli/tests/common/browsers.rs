@@ -130,10 +130,23 @@ impl Drop for UserChromium {
 }
 
 pub fn http(port: u16, method: &str, path: &str) -> String {
+    http_body(port, method, path, "")
+}
+
+/// `METHOD path` with a JSON `body` (none when empty); the answer's body.
+pub fn http_body(port: u16, method: &str, path: &str, body: &str) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let kind = if body.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+    };
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{kind}Connection: close\r\n\r\n{body}"
     )
     .unwrap();
     // Chromium keeps the connection open: read the head, then the body's
@@ -503,6 +516,84 @@ impl TlsFront {
 
 impl Drop for TlsFront {
     fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Debian's chromedriver (`chromium-driver`) on a free loopback port, with a
+/// session whose Chromium it started (headless): the browser a Selenium
+/// grid gives. Ended, session and all, when dropped.
+pub struct ChromeDriver {
+    child: Child,
+    /// chromedriver's port.
+    pub port: u16,
+    /// The session's id.
+    pub session: String,
+    /// The session browser's DevTools endpoint (`http://127.0.0.1:PORT`),
+    /// from `goog:chromeOptions.debuggerAddress`.
+    pub endpoint: String,
+}
+
+impl ChromeDriver {
+    pub fn start() -> ChromeDriver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .die_with_test()
+            .spawn()
+            .expect("chromedriver (Debian chromium-driver; cargo xtask deps installs it)");
+        assert!(
+            super::wait_until(Duration::from_secs(60), || {
+                TcpStream::connect(("127.0.0.1", port)).is_ok()
+                    && http(port, "GET", "/status").contains("\"ready\":true")
+            }),
+            "chromedriver never became ready"
+        );
+        let caps = serde_json::json!({ "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": "/usr/bin/chromium", "args": ["--headless", "--no-sandbox"] }
+        } } });
+        let answer: Value =
+            serde_json::from_str(&http_body(port, "POST", "/session", &caps.to_string())).unwrap();
+        let session = answer["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {answer}"))
+            .to_string();
+        let address = answer["value"]["capabilities"]["goog:chromeOptions"]["debuggerAddress"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no debuggerAddress: {answer}"));
+        // chromedriver says `localhost`; Chromium listens on 127.0.0.1 only.
+        let endpoint = format!("http://{}", address.replace("localhost", "127.0.0.1"));
+        ChromeDriver {
+            child,
+            port,
+            session,
+            endpoint,
+        }
+    }
+
+    /// The session's current URL, as chromedriver reads it.
+    pub fn url(&self) -> String {
+        let v: Value = serde_json::from_str(&http(
+            self.port,
+            "GET",
+            &format!("/session/{}/url", self.session),
+        ))
+        .unwrap();
+        v["value"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+impl Drop for ChromeDriver {
+    fn drop(&mut self) {
+        let _ = http(self.port, "DELETE", &format!("/session/{}", self.session));
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
