@@ -337,12 +337,26 @@ async fn a_browser_session_by_reference_with_its_limits() {
     assert_eq!(code(&v), "mcp.not_allowed", "{v:#}");
 
     // guide and schema.
+    // Each is the document itself: the browser guide's text, the committed
+    // flow schema, not just any text or any JSON.
     let (err, _, r) = s.call("guide", json!({ "backend": "browser" })).await;
-    assert!(!err && r.content[0].as_text().is_some());
+    assert!(!err);
+    let guide = std::fs::read_to_string(common::root().join("guides/browser.md")).unwrap();
+    let text = &r.content[0].as_text().expect("the guide is text").text;
+    let first = guide.lines().next().unwrap();
+    assert!(text.contains(first), "not the browser guide: {text:.200}");
+    assert!(text.contains("fill"), "{text:.200}");
     let (err, _, r) = s.call("schema", json!({ "name": "flow" })).await;
     assert!(!err);
     let schema: Value = serde_json::from_str(&r.content[0].as_text().unwrap().text).unwrap();
-    assert!(schema.get("$schema").is_some() || schema.get("properties").is_some());
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::root().join("schemas/flow.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        schema, committed,
+        "the schema tool answered another document"
+    );
 
     assert!(s.close().await.success());
 }

@@ -86,6 +86,14 @@ async fn blocked_app_carries_a_handoff() {
     .await
     .unwrap();
     assert_eq!(r.status, RunStatus::Blocked, "{:?}", r.reason);
+    // BLOCKED for the reason this test is about (xterm draws its text
+    // itself and exposes no accessible application), not any other.
+    assert_eq!(
+        r.reason_code.as_deref(),
+        Some("desktop.app.not_accessible"),
+        "{:?}",
+        r.reason
+    );
     let h = r
         .blocked_handoff
         .as_ref()
