@@ -5,7 +5,7 @@
 use super::pointer::click_once;
 use crate::cdp::commands::CloseTarget;
 use crate::codes::WebCode;
-use crate::contain::origin_of;
+use crate::contain::{origin_of, Decision};
 use crate::page::{reply_error, DomOp, EvalError, Page, PageInfo};
 use crate::state::Popup;
 use qa_core::flow::OpenPopup;
@@ -120,6 +120,18 @@ pub(super) async fn open_popup(
         }
         match popup.dom::<PageInfo>(&DomOp::PageInfo, deadline).await {
             Ok(v) => {
+                // A popup whose document is outside the allowlist is
+                // blocked, however it got there: in a browser the run did
+                // not start it is attached after its navigation began, and
+                // a navigation the proxy refused commits an error page
+                // under the refused URL.
+                if let (true, Decision::Block(origin)) =
+                    (v.url.starts_with("http"), page.sh.allow.decide(&v.url))
+                {
+                    page.sh.record_blocked(&origin);
+                    close().await;
+                    return Err(blocked_error());
+                }
                 if v.ready == "complete" && v.url.starts_with("http") {
                     break v;
                 }
